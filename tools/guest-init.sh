@@ -1,0 +1,56 @@
+#!/bin/bash
+# PID 1 of the test guest (after switch_root into the overlay of the host
+# root).  Sets up the usual mounts, runs the job described in
+# /mnt/results/job.env, stores its exit code and dmesg in /mnt/results and
+# powers off.  Started by the initramfs built by tools/mkinitramfs.sh.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb LANG=C.UTF-8
+RESULTS=/mnt/results
+PROJECT=/mnt/project
+export PROJECT RESULTS
+
+mountpoint -q /proc || mount -t proc proc /proc
+mountpoint -q /sys || mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=000 devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /run/lock /run/dbus
+modprobe configfs 2>/dev/null
+mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ln -sfn /proc/self/fd /dev/fd
+ln -sfn /proc/self/fd/0 /dev/stdin
+ln -sfn /proc/self/fd/1 /dev/stdout
+ln -sfn /proc/self/fd/2 /dev/stderr
+hostname srpt-vm
+ip link set lo up
+# No udev in the guest: let the kernel create device nodes (devtmpfs) and
+# keep /etc/mtab sane for mount/mkfs tools.
+ln -sfn /proc/self/mounts /etc/mtab
+echo 1 >/proc/sys/kernel/printk_ratelimit 2>/dev/null
+
+SCRIPT=
+STOCK=0
+ARGS=()
+# shellcheck disable=SC1091
+. "$RESULTS/job.env"
+export STOCK
+
+echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK)"
+cd /tmp || exit 1
+start=$(date +%s)
+bash "$PROJECT/$SCRIPT" "${ARGS[@]}" </dev/null
+rc=$?
+echo "guest: $SCRIPT finished rc=$rc after $(( $(date +%s) - start ))s"
+
+sync
+dmesg >"$RESULTS/dmesg.txt" 2>&1
+echo "$rc" >"$RESULTS/rc"
+sync
+echo "VM-RESULT: rc=$rc"
+poweroff -f
+sleep 10
+echo o >/proc/sysrq-trigger

@@ -1,0 +1,129 @@
+#!/bin/bash
+# Boot a throw-away qemu (TCG) guest running a Debian kernel, run one guest
+# script from this project inside it and return that script's exit code.
+#
+#   tools/vm.sh [--stock] [--kver 6.12|6.1] [--timeout SECS] [--logdir DIR]
+#               <guest-script> [args...]
+#
+# The guest sees the host's / read-only (virtio-9p) under a tmpfs overlay, the
+# project read-only at /mnt/project and a writable results dir at
+# /mnt/results.  Console log and guest dmesg are kept in the log dir
+# (default build/logs/<script name>/).  The run FAILS when the kernel log
+# shows a WARNING/BUG/Oops/hung task/... splat, or when the guest times out.
+#
+# Environment: STOCK=1 (same as --stock), KVER, VM_TIMEOUT, VM_MEM (2G),
+# VM_SMP (2), VM_VERBOSE=1 (echo the guest console live).
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+STOCK=${STOCK:-0}
+KVER=${KVER:-6.12}
+TIMEOUT=${VM_TIMEOUT:-900}
+LOGDIR=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stock) STOCK=1; shift ;;
+	--kver) KVER=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	--logdir) LOGDIR=$2; shift 2 ;;
+	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	--) shift; break ;;
+	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || { echo "usage: $0 [--stock] [--kver 6.12|6.1] <guest-script> [args]" >&2; exit 2; }
+SCRIPT=$1; shift
+
+# Resolve the guest script to a path relative to the project.
+script_abs=$(realpath -e "$SCRIPT")
+case $script_abs in
+"$TOP"/*) SCRIPT_REL=${script_abs#"$TOP"/} ;;
+*) echo "vm.sh: $SCRIPT must live inside $TOP (shared into the guest)" >&2; exit 2 ;;
+esac
+
+# Pick the kernel: the newest installed /boot/vmlinuz-<KVER>.*
+KREL=
+for f in /boot/vmlinuz-"$KVER".*; do
+	[ -e "$f" ] && KREL=${f#/boot/vmlinuz-}
+done
+[ -n "$KREL" ] || { echo "vm.sh: no /boot/vmlinuz-$KVER.* (run tools/install-deps.sh)" >&2; exit 2; }
+
+name=$(basename "$SCRIPT_REL" .sh)
+[ "$STOCK" = 1 ] && name="$name-stock"
+LOGDIR=${LOGDIR:-$TOP/build/logs/$name}
+rm -rf "$LOGDIR"
+mkdir -p "$LOGDIR"
+LOGDIR=$(realpath "$LOGDIR")
+
+INITRD=$("$TOP/tools/mkinitramfs.sh" "$KREL")
+
+# Job description for the guest (read by tools/guest-init.sh).
+{
+	printf 'SCRIPT=%q\n' "$SCRIPT_REL"
+	printf 'STOCK=%q\n' "$STOCK"
+	printf 'ARGS=('; printf '%q ' "$@"; printf ')\n'
+} >"$LOGDIR/job.env"
+
+CONSOLE=$LOGDIR/console.log
+# No oops=panic: keep the guest alive after an oops so that dmesg can be
+# collected; the splat scan below fails the run anyway.
+cmdline="console=ttyS0,115200 panic=-1 loglevel=4 printk.time=1"
+cmdline+=" sysctl.kernel.hung_task_timeout_secs=60 sysctl.kernel.hung_task_warnings=-1"
+cmdline+=" softlockup_panic=0 rdinit=/init"
+
+qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
+      -m "${VM_MEM:-2G}" -smp "${VM_SMP:-2}" -nic none -nographic -no-reboot
+      -kernel "/boot/vmlinuz-$KREL" -initrd "$INITRD" -append "$cmdline"
+      -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+      -virtfs "local,path=$TOP,mount_tag=project,security_model=none,readonly=on,multidevs=remap"
+      -virtfs "local,path=$LOGDIR,mount_tag=results,security_model=none,multidevs=remap")
+
+echo "vm.sh: $SCRIPT_REL (kernel $KREL, stock=$STOCK) logs in $LOGDIR" >&2
+start=$(date +%s)
+set +e
+(
+	# Only one guest at a time on this machine.
+	exec 9>/tmp/ib_srpt-vm.lock
+	flock 9
+	if [ "${VM_VERBOSE:-0}" = 1 ]; then
+		timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tee "$CONSOLE"
+	else
+		timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null >"$CONSOLE" 2>&1
+	fi
+	exit "${PIPESTATUS[0]}"
+)
+qrc=$?
+set -e
+secs=$(( $(date +%s) - start ))
+
+rc=
+if [ -s "$LOGDIR/rc" ]; then
+	rc=$(cat "$LOGDIR/rc")
+else
+	# Fall back to the marker line on the console.
+	rc=$(sed -n 's/.*VM-RESULT: rc=\([0-9]*\).*/\1/p' "$CONSOLE" | tail -n1)
+fi
+if [ -z "$rc" ]; then
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		echo "vm.sh: TIMEOUT after ${TIMEOUT}s (guest hung?) - see $CONSOLE" >&2
+	else
+		echo "vm.sh: guest died without a result (qemu rc=$qrc) - see $CONSOLE" >&2
+	fi
+	tail -n 40 "$CONSOLE" >&2
+	rc=125
+fi
+
+# Kernel log: the guest's dmesg dump, or the console when it has none.
+klog=$LOGDIR/dmesg.txt
+[ -s "$klog" ] || klog=$CONSOLE
+bad='WARNING:|BUG:|Oops|blocked for more than|general protection|KASAN|UBSAN|refcount_t|list_del corruption|list_add corruption|Kernel panic|soft lockup|hard LOCKUP|RCU stall|rcu_sched self-detected|stack-protector'
+if grep -E "$bad" "$klog" "$CONSOLE" >"$LOGDIR/splats.txt" 2>/dev/null; then
+	echo "vm.sh: kernel splat in the guest log:" >&2
+	head -n 20 "$LOGDIR/splats.txt" >&2
+	[ "$rc" = 0 ] && rc=126
+else
+	rm -f "$LOGDIR/splats.txt"
+fi
+echo "vm.sh: $SCRIPT_REL rc=$rc (${secs}s)" >&2
+exit "$rc"
