@@ -1,0 +1,78 @@
+#!/bin/bash
+# Run the SRP target scenarios, one test VM each (tools/vm.sh).
+#
+#   tests/run.sh [--stock] [--kver 6.12|6.1] [NAME...]
+#
+# NAME selects scenarios by substring (e.g. "03" or "xfs").  With --stock (or
+# STOCK=1) Debian's own ib_srpt is tested instead of ./ib_srpt.ko; scenarios
+# with a "# stock: skip <reason>" line are then reported as skipped (and
+# "# ours: skip <reason>" the other way round).  Logs: build/logs/<name>/.
+# Ends with "N passed, N failed[, N skipped]"; exit 1 if anything failed.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+STOCK=${STOCK:-0}
+vmargs=()
+filters=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stock) STOCK=1; shift ;;
+	--kver) vmargs+=(--kver "$2"); shift 2 ;;
+	-h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+	*) filters+=("$1"); shift ;;
+	esac
+done
+[ "$STOCK" = 1 ] && vmargs+=(--stock)
+export STOCK
+
+if [ "$STOCK" != 1 ] && [ ! -f "$TOP/ib_srpt.ko" ]; then
+	echo "run.sh: $TOP/ib_srpt.ko not built (run make, or use --stock)" >&2
+fi
+
+passed=0 failed=0 skipped=0
+results=()
+t_all=$(date +%s)
+for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
+	name=$(basename "$t" .sh)
+	if [ ${#filters[@]} -gt 0 ]; then
+		sel=
+		for f in "${filters[@]}"; do [[ $name == *"$f"* ]] && sel=1; done
+		[ -n "$sel" ] || continue
+	fi
+	if [ "$STOCK" = 1 ]; then
+		why=$(sed -n 's/^# stock: skip *//p' "$t" | head -n1)
+	else
+		why=$(sed -n 's/^# ours: skip *//p' "$t" | head -n1)
+	fi
+	if [ -n "$why" ]; then
+		echo "SKIP $name ($why)"
+		results+=("SKIP $name")
+		skipped=$((skipped + 1))
+		continue
+	fi
+	echo "=== $name"
+	t0=$(date +%s)
+	out=$("$TOP/tools/vm.sh" "${vmargs[@]}" "$t" 2>&1)
+	rc=$?
+	secs=$(( $(date +%s) - t0 ))
+	logdir=$(echo "$out" | sed -n 's/.* logs in \(.*\)$/\1/p' | head -n1)
+	# The guest script's own verdict lines plus the harness' findings.
+	grep -hE '^(PASS|FAIL):' "$logdir/console.log" 2>/dev/null | sed 's/^/  /'
+	echo "$out" | grep -E 'splat|TIMEOUT|died|WARNING|BUG|Oops|blocked' | sed 's/^/  /'
+	if [ $rc = 0 ]; then
+		echo "PASS $name (${secs}s)"
+		results+=("PASS $name ${secs}s")
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name (rc=$rc, ${secs}s) - logs: $logdir"
+		grep -v '^\[ *[0-9]' "$logdir/console.log" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
+		results+=("FAIL $name ${secs}s")
+		failed=$((failed + 1))
+	fi
+done
+echo "--- $( [ "$STOCK" = 1 ] && echo "stock ib_srpt" || echo "our ib_srpt"), total $(( $(date +%s) - t_all ))s"
+printf '%s\n' "${results[@]}"
+line="$passed passed, $failed failed"
+[ $skipped -gt 0 ] && line+=", $skipped skipped"
+echo "$line"
+[ $failed = 0 ]
