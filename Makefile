@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+ifneq ($(KERNELRELEASE),)
+# Kbuild part: also used when this directory sits in a kernel tree as
+# drivers/infiniband/ulp/srpt.
+obj-$(CONFIG_INFINIBAND_SRPT) += ib_srpt.o
+ib_srpt-y := srpt_main.o srpt_fabric.o srpt_ch.o srpt_io.o srpt_proto.o
+
+# kbuild cannot link a composite ib_srpt.o from a part named ib_srpt.o,
+# so the main file ib_srpt.c is compiled as srpt_main.o.
+$(obj)/srpt_main.o: $(src)/ib_srpt.c FORCE
+	$(call if_changed_rule,cc_o_c)
+
+else
+# Out-of-tree build against Debian headers (default: newest 6.12).
+KDIR ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.12.*-amd64)))
+KDIR61 ?= $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1.*-amd64)))
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_SRPT=m modules
+
+# Both kernels, W=1 and sparse: what must stay warning-free.
+lint:
+	bash tools/lint.sh
+
+check: modules
+	bash tests/run.sh
+
+demo:
+	bash tools/demo.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+.PHONY: all modules lint check demo clean
+endif

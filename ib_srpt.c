@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_srpt - SCSI RDMA Protocol (SRP) target for the LIO target core.
+ *
+ * Module entry: parameters, the IB client that tracks RDMA devices and
+ * their ports, and the order in which the parts start and stop.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include "ib_srpt.h"
+
+static unsigned long long srpt_service_guid;
+module_param(srpt_service_guid, ullong, 0444);
+MODULE_PARM_DESC(srpt_service_guid,
+		 "IOC GUID and id_ext initiators must use as target port ID (default: the node GUID of each RDMA device)");
+
+static bool srpt_running;
+static unsigned int rdma_cm_port;
+
+static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
+{
+	u16 port;
+	int ret;
+
+	ret = kstrtou16(val, 0, &port);
+	if (ret)
+		return ret;
+	if (srpt_running) {
+		ret = srpt_rdma_cm_listen(port);
+		if (ret)
+			return ret;
+	}
+	rdma_cm_port = port;
+	return 0;
+}
+
+static int srpt_get_rdma_cm_port(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n",
+			  srpt_running ? srpt_rdma_cm_port() : rdma_cm_port);
+}
+
+static const struct kernel_param_ops srpt_rdma_cm_port_ops = {
+	.set = srpt_set_rdma_cm_port,
+	.get = srpt_get_rdma_cm_port,
+};
+module_param_cb(rdma_cm_port, &srpt_rdma_cm_port_ops, &rdma_cm_port, 0644);
+MODULE_PARM_DESC(rdma_cm_port,
+		 "Port the RDMA/CM listener accepts SRP logins on, 0 = none (default 0; also target/srpt/discovery_auth/rdma_cm_port)");
+
+static int srpt_add_one(struct ib_device *dev)
+{
+	struct srpt_device *sdev;
+	u32 p;
+
+	sdev = kzalloc(struct_size(sdev, port, rdma_end_port(dev)),
+		       GFP_KERNEL);
+	if (!sdev)
+		return -ENOMEM;
+	sdev->port_cnt = rdma_end_port(dev);
+	sdev->ib_dev = dev;
+	sdev->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(sdev->pd)) {
+		int ret = PTR_ERR(sdev->pd);
+
+		kfree(sdev);
+		return ret;
+	}
+	sdev->ioc_guid = srpt_service_guid ? cpu_to_be64(srpt_service_guid) :
+					     dev->node_guid;
+	rdma_for_each_port(dev, p) {
+		sdev->port[p - 1].sdev = sdev;
+		sdev->port[p - 1].port_num = p;
+	}
+	ib_set_client_data(dev, &srpt_client, sdev);
+	pr_info("%s: %u port(s), target port ID id_ext/ioc_guid %016llx\n",
+		dev_name(&dev->dev), sdev->port_cnt,
+		be64_to_cpu(sdev->ioc_guid));
+	return 0;
+}
+
+static void srpt_remove_one(struct ib_device *dev, void *client_data)
+{
+	struct srpt_device *sdev = client_data;
+
+	srpt_close_dev_channels(sdev);
+	ib_dealloc_pd(sdev->pd);
+	kfree(sdev);
+}
+
+struct ib_client srpt_client = {
+	.name = KBUILD_MODNAME,
+	.add = srpt_add_one,
+	.remove = srpt_remove_one,
+};
+
+static int __init srpt_init_module(void)
+{
+	int ret;
+
+	ret = srpt_fabric_register();
+	if (ret) {
+		pr_err("registering the srpt fabric failed: %d\n", ret);
+		return ret;
+	}
+	ret = ib_register_client(&srpt_client);
+	if (ret) {
+		pr_err("registering the IB client failed: %d\n", ret);
+		goto unregister_fabric;
+	}
+	srpt_running = true;
+	if (rdma_cm_port)
+		srpt_rdma_cm_listen(rdma_cm_port);
+	return 0;
+
+unregister_fabric:
+	srpt_fabric_unregister();
+	return ret;
+}
+
+static void __exit srpt_cleanup_module(void)
+{
+	srpt_running = false;
+	srpt_rdma_cm_listen(0);
+	ib_unregister_client(&srpt_client);
+	srpt_ch_cleanup();
+	srpt_fabric_unregister();
+}
+
+module_init(srpt_init_module);
+module_exit(srpt_cleanup_module);
+
+MODULE_DESCRIPTION("SCSI RDMA Protocol target for LIO");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ib_srpt - SCSI RDMA Protocol target for the LIO target core.
+ *
+ * Layers, each calling only the ones below it:
+ *   ib_srpt.c      module init, parameters, IB client (devices, ports)
+ *   srpt_fabric.c  LIO fabric ops and configfs
+ *   srpt_ch.c      login (shared by the CMs), RDMA/CM, channel lifecycle
+ *   srpt_io.c      channel state, receive/send rings, SCSI command path
+ *   srpt_proto.c   SRP wire format (no verbs, no LIO)
+ */
+#ifndef IB_SRPT_H
+#define IB_SRPT_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+#include "srpt_proto.h"
+
+/* Defaults and bounds of the tunables. */
+#define SRPT_DEF_MAX_REQ_SIZE	8260	/* ib_srp's default with imm. data */
+#define SRPT_MIN_MAX_REQ_SIZE	SRPT_MIN_IU_LEN
+#define SRPT_MAX_MAX_REQ_SIZE	65536
+#define SRPT_DEF_SQ_SIZE	256
+#define SRPT_MIN_SQ_SIZE	16
+#define SRPT_MAX_SQ_SIZE	4096
+#define SRPT_DEF_RSP_SIZE	256
+#define SRPT_MIN_RSP_SIZE	(SRPT_RSP_FIXED_LEN + 4 + 18)
+#define SRPT_MAX_RSP_SIZE	1024
+#define SRPT_DEF_RDMA_SIZE	(1U << 20)
+#define SRPT_MIN_RDMA_SIZE	4096
+#define SRPT_MAX_RDMA_SIZE	(1U << 30)
+/* Largest data length of one SCSI command. */
+#define SRPT_MAX_DATA_LEN	(64U << 20)
+/* RDMA contexts kept in a command; more are allocated on demand. */
+#define SRPT_INLINE_RW		2
+/* Most RDMA contexts one command may use. */
+#define SRPT_MAX_RW		1024
+
+/**
+ * enum srpt_ch_state - life of an RDMA channel, only ever moving forward
+ * @SRPT_CH_CONNECTING: login accepted, waiting for RTU / ESTABLISHED;
+ *	IUs that arrive are parked
+ * @SRPT_CH_LIVE: commands are executed
+ * @SRPT_CH_DISCONNECTING: teardown started, no new commands
+ * @SRPT_CH_DRAINING: QP in error, waiting for work requests and commands
+ * @SRPT_CH_DISCONNECTED: nothing in flight, resources being freed
+ */
+enum srpt_ch_state {
+	SRPT_CH_CONNECTING,
+	SRPT_CH_LIVE,
+	SRPT_CH_DISCONNECTING,
+	SRPT_CH_DRAINING,
+	SRPT_CH_DISCONNECTED,
+};
+
+/**
+ * struct srpt_port - one port of an RDMA device
+ * @sdev: device the port belongs to
+ * @port_num: 1-based port number
+ */
+struct srpt_port {
+	struct srpt_device	*sdev;
+	u32			port_num;
+};
+
+/**
+ * struct srpt_device - per RDMA device state
+ * @ib_dev: the device
+ * @pd: protection domain of all channels on this device
+ * @ioc_guid: IOC GUID and id_ext this device answers to (big endian)
+ * @port_cnt: number of entries in @port
+ * @port: per port state
+ */
+struct srpt_device {
+	struct ib_device	*ib_dev;
+	struct ib_pd		*pd;
+	__be64			ioc_guid;
+	u32			port_cnt;
+	struct srpt_port	port[] __counted_by(port_cnt);
+};
+
+/**
+ * struct srpt_tpg_attrib - TPG tunables (configfs attrib/)
+ * @max_rdma_size: most bytes moved by one RDMA context
+ * @max_rsp_size: largest IU sent to the initiator (MAX_TI_IU_LEN)
+ * @sq_size: receive buffers, and so credits, per channel
+ */
+struct srpt_tpg_attrib {
+	u32	max_rdma_size;
+	u32	max_rsp_size;
+	u32	sq_size;
+};
+
+/**
+ * struct srpt_tport - a target port (configfs WWN), named by port GID or GUID
+ * @wwn: LIO WWN
+ * @name: the name as configfs shows it
+ * @id: GID (16 bytes) or GUID (8 bytes) the name stands for
+ * @id_len: 16 or 8
+ * @entry: in srpt_tport_list
+ * @tpg: the TPG of this port, or NULL
+ */
+struct srpt_tport {
+	struct se_wwn		wwn;
+	char			name[40];
+	u8			id[16];
+	u8			id_len;
+	struct list_head	entry;
+	struct srpt_tpg		*tpg;
+};
+
+/**
+ * struct srpt_tpg - the TPG of a target port
+ * @se_tpg: LIO TPG
+ * @tport: the port
+ * @enabled: logins are accepted
+ * @attrib: tunables
+ */
+struct srpt_tpg {
+	struct se_portal_group	se_tpg;
+	struct srpt_tport	*tport;
+	bool			enabled;
+	struct srpt_tpg_attrib	attrib;
+};
+
+struct srpt_rdma_ch;
+struct srpt_login_ctx;
+
+/**
+ * struct srpt_cm_ops - what differs between IB CM and RDMA/CM channels
+ * @create_qp: create ch->qp with @attr
+ * @destroy_qp: destroy ch->qp of a channel that never went live
+ * @accept: send the login response @rsp of @len bytes
+ * @comm_est: the QP saw traffic before the CM saw the RTU; atomic context
+ * @disconnect: send a DREQ (if connected); may sleep
+ * @destroy: destroy QP and CM id; never called from a CM callback of the id
+ */
+struct srpt_cm_ops {
+	int (*create_qp)(struct srpt_rdma_ch *ch, struct ib_qp_init_attr *attr);
+	void (*destroy_qp)(struct srpt_rdma_ch *ch);
+	int (*accept)(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
+		      const void *rsp, u8 len);
+	void (*comm_est)(struct srpt_rdma_ch *ch);
+	void (*disconnect)(struct srpt_rdma_ch *ch);
+	void (*destroy)(struct srpt_rdma_ch *ch);
+};
+
+/**
+ * struct srpt_recv_iu - a receive buffer
+ * @cqe: completion handler
+ * @ch: channel
+ * @buf: buffer of ch->max_req_size bytes
+ * @dma: its DMA address
+ * @len: bytes received
+ * @entry: in ch->iu_wait while not yet dispatched
+ */
+struct srpt_recv_iu {
+	struct ib_cqe		cqe;
+	struct srpt_rdma_ch	*ch;
+	void			*buf;
+	u64			dma;
+	u32			len;
+	struct list_head	entry;
+};
+
+/**
+ * struct srpt_rw - one RDMA context of a command and the buffer it moves
+ * @rw: rdma_rw context
+ * @sg: data buffer (from target_alloc_sgl)
+ * @nents: entries in @sg
+ * @va: remote address
+ * @rkey: remote key
+ * @len: bytes
+ * @cnt: entries of @sg mapped by @rw
+ * @active: @rw is initialised
+ */
+struct srpt_rw {
+	struct rdma_rw_ctx	rw;
+	struct scatterlist	*sg;
+	unsigned int		nents;
+	u64			va;
+	u32			rkey;
+	u32			len;
+	u32			cnt;
+	bool			active;
+};
+
+/* What a command waits for when the send queue is full. */
+enum srpt_pending {
+	SRPT_PEND_NONE,
+	SRPT_PEND_READ,		/* RDMA READ of data-out */
+	SRPT_PEND_RSP,		/* response, after RDMA WRITE of data-in */
+};
+
+/**
+ * struct srpt_cmd - a request being handled, from a pool per channel
+ * @se_cmd: LIO command (valid if @lio)
+ * @ch: channel
+ * @iu: receive buffer holding the request, NULL once reposted
+ * @rsp_cqe: completion of the response SEND
+ * @read_cqe: completion of the RDMA READs
+ * @rsp_buf: response buffer of ch->max_rsp_size bytes
+ * @rsp_dma: its DMA address
+ * @rsp_len: length of the response to send
+ * @tag: SRP tag of the request
+ * @sense: sense buffer for LIO
+ * @rw_inline: RDMA contexts for small commands
+ * @rw: RDMA contexts in use (@rw_inline or allocated)
+ * @n_rw: entries in @rw
+ * @n_active: entries of @rw initialised for the transfer
+ * @n_wrs: send queue slots the RDMA contexts use
+ * @sq_held: send queue slots held by what is posted
+ * @data_sg: data buffer handed to LIO (chained @rw sgs)
+ * @data_nents: entries in @data_sg
+ * @imm_sg: data buffer for immediate data
+ * @imm: data came as immediate data
+ * @data_out: RDMA READ direction
+ * @rsp_with_data: the response follows RDMA WRITEs of data-in
+ * @lio: @se_cmd was initialised with LIO
+ * @pending: what the command waits for in ch->sq_wait
+ * @entry: in ch->free_cmds or ch->sq_wait
+ */
+struct srpt_cmd {
+	struct se_cmd		se_cmd;
+	struct srpt_rdma_ch	*ch;
+	struct srpt_recv_iu	*iu;
+	struct ib_cqe		rsp_cqe;
+	struct ib_cqe		read_cqe;
+	void			*rsp_buf;
+	u64			rsp_dma;
+	u32			rsp_len;
+	u64			tag;
+	u8			sense[TRANSPORT_SENSE_BUFFER];
+	struct srpt_rw		rw_inline[SRPT_INLINE_RW];
+	struct srpt_rw		*rw;
+	u32			n_rw;
+	u32			n_active;
+	u32			n_wrs;
+	u32			sq_held;
+	struct scatterlist	*data_sg;
+	unsigned int		data_nents;
+	struct scatterlist	imm_sg;
+	bool			imm;
+	bool			data_out;
+	bool			rsp_with_data;
+	bool			lio;
+	enum srpt_pending	pending;
+	struct list_head	entry;
+};
+
+/**
+ * struct srpt_rdma_ch - an SRP RDMA channel (one CM connection)
+ * @sport: port the login came in on
+ * @stpg: TPG the channel belongs to
+ * @cm_ops: IB CM or RDMA/CM operations
+ * @rdma_cm: RDMA/CM id (RDMA/CM channels)
+ * @qp: queue pair
+ * @cq: completion queue (from the CQ pool)
+ * @cq_size: its size, for ib_cq_pool_put()
+ * @lock: protects @state and the lists
+ * @post_lock: held while posting to @qp; the DRAINING transition takes it
+ * @state: see enum srpt_ch_state; changed by srpt_set_ch_state() only
+ * @iu_running: one context is dispatching ch->iu_wait
+ * @rq_size: receive buffers, credits granted at login
+ * @n_cmds: commands in @cmds
+ * @max_req_size: MAX_IT_IU_LEN, size of a receive buffer
+ * @max_rsp_size: MAX_TI_IU_LEN, size of a response buffer
+ * @max_rdma_size: most bytes per RDMA context
+ * @imm_data_offset: immediate data offset, 0 if not granted
+ * @recv: receive buffers
+ * @cmds: command pool
+ * @free_cmds: unused entries of @cmds
+ * @iu_wait: received IUs not yet dispatched, in arrival order
+ * @sq_wait: commands waiting for send queue slots
+ * @sq_wr_avail: free send queue slots
+ * @sq_wr_total: send queue slots in all
+ * @req_lim_delta: credits to return with the next response
+ * @i_port_id: initiator port identifier
+ * @t_port_id: target port identifier
+ * @sess_name: the ACL name the session was set up with
+ * @sess: LIO session
+ * @entry: in srpt_ch_list
+ * @release_work: tears the channel down
+ */
+struct srpt_rdma_ch {
+	struct srpt_port		*sport;
+	struct srpt_tpg			*stpg;
+	const struct srpt_cm_ops	*cm_ops;
+	struct rdma_cm_id		*rdma_cm;
+	struct ib_qp			*qp;
+	struct ib_cq			*cq;
+	u32				cq_size;
+	spinlock_t			lock;
+	spinlock_t			post_lock;
+	enum srpt_ch_state		state;
+	bool				iu_running;
+	u32				rq_size;
+	u32				n_cmds;
+	u32				max_req_size;
+	u32				max_rsp_size;
+	u32				max_rdma_size;
+	u16				imm_data_offset;
+	struct srpt_recv_iu		*recv;
+	struct srpt_cmd			*cmds;
+	struct list_head		free_cmds;
+	struct list_head		iu_wait;
+	struct list_head		sq_wait;
+	atomic_t			sq_wr_avail;
+	u32				sq_wr_total;
+	atomic_t			req_lim_delta;
+	u8				i_port_id[16];
+	u8				t_port_id[16];
+	char				sess_name[64];
+	struct se_session		*sess;
+	struct list_head		entry;
+	struct work_struct		release_work;
+};
+
+/* ib_srpt.c */
+extern struct ib_client srpt_client;
+
+/* srpt_io.c: channel state, buffers and the command path */
+bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
+enum srpt_ch_state srpt_ch_state(struct srpt_rdma_ch *ch);
+void srpt_close_ch(struct srpt_rdma_ch *ch);
+int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
+void srpt_free_ch_bufs(struct srpt_rdma_ch *ch);
+int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
+void srpt_ch_go_live(struct srpt_rdma_ch *ch);
+void srpt_ch_drain(struct srpt_rdma_ch *ch);
+int srpt_write_pending(struct se_cmd *se_cmd);
+int srpt_queue_data_in(struct se_cmd *se_cmd);
+int srpt_queue_status(struct se_cmd *se_cmd);
+void srpt_queue_tm_rsp(struct se_cmd *se_cmd);
+void srpt_aborted_task(struct se_cmd *se_cmd);
+void srpt_release_cmd(struct se_cmd *se_cmd);
+int srpt_check_stop_free(struct se_cmd *se_cmd);
+
+/* srpt_ch.c: login, RDMA/CM, channel lifecycle, target port registry */
+extern struct mutex srpt_mutex;
+int srpt_rdma_cm_listen(u16 port);
+u16 srpt_rdma_cm_port(void);
+void srpt_tport_register(struct srpt_tport *tport);
+void srpt_tport_unregister(struct srpt_tport *tport);
+void srpt_close_tpg_channels(struct srpt_tpg *stpg);
+void srpt_close_dev_channels(struct srpt_device *sdev);
+void srpt_ch_cleanup(void);
+
+/* srpt_fabric.c */
+int srpt_fabric_register(void);
+void srpt_fabric_unregister(void);
+
+#endif /* IB_SRPT_H */

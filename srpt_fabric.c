@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The LIO fabric "srpt": target ports (WWNs named by port GID or GUID),
+ * their TPG, node ACLs and the configfs attributes.
+ *
+ * configfs layout (what targetcli / rtslib create):
+ *   target/srpt/discovery_auth/rdma_cm_port
+ *   target/srpt/0x<32 hex: port GID>/tpgt_1/{enable,attrib/,acls/,lun/}
+ *   target/srpt/<xxxx:xxxx:xxxx:xxxx: port GUID>/...
+ *   target/srpt/<port>/tpgt_1/acls/0x<32 hex: initiator port ID>
+ *   target/srpt/<port>/tpgt_1/acls/<initiator IP address> (RDMA/CM)
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+#include "ib_srpt.h"
+#include "srpt_compat.h"
+
+static struct srpt_tpg *srpt_tpg(struct se_portal_group *se_tpg)
+{
+	return container_of(se_tpg, struct srpt_tpg, se_tpg);
+}
+
+static char *srpt_get_fabric_wwn(struct se_portal_group *se_tpg)
+{
+	return srpt_tpg(se_tpg)->tport->name;
+}
+
+static u16 srpt_get_tag(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+static int srpt_check_false(struct se_portal_group *se_tpg)
+{
+	return 0;
+}
+
+static int srpt_check_true(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+static u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+static u32 srpt_sess_get_index(struct se_session *se_sess)
+{
+	return 0;
+}
+
+static void srpt_set_default_node_attrs(struct se_node_acl *nacl)
+{
+}
+
+static int srpt_get_cmd_state(struct se_cmd *se_cmd)
+{
+	return 0;
+}
+
+/* configfs removed a live ACL: log the initiator out. */
+static void srpt_close_session(struct se_session *se_sess)
+{
+	srpt_close_ch(se_sess->fabric_sess_ptr);
+}
+
+/*
+ * Parse a port name: a GID as "0x" + 32 hex digits (rtslib), 32 hex digits
+ * or eight colon-separated groups of four, or a GUID as 16 hex digits or
+ * "xxxx:xxxx:xxxx:xxxx". Returns the number of bytes (16 or 8) or -EINVAL.
+ */
+static int srpt_parse_port_name(const char *name, u8 *id)
+{
+	char hex[33];
+	int n = 0, group = 0;
+
+	if (!strncasecmp(name, "0x", 2))
+		name += 2;
+	for (; *name && n < 32; name++) {
+		if (*name == ':') {
+			if (group != 4)
+				return -EINVAL;
+			group = 0;
+			continue;
+		}
+		if (!isxdigit(*name))
+			return -EINVAL;
+		hex[n++] = *name;
+		group++;
+	}
+	if (*name || (n != 32 && n != 16))
+		return -EINVAL;
+	if (hex2bin(id, hex, n / 2))
+		return -EINVAL;
+	return n / 2;
+}
+
+static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
+				      struct config_group *group,
+				      const char *name)
+{
+	struct srpt_tport *tport;
+	int len;
+
+	if (strlen(name) >= sizeof(tport->name))
+		return ERR_PTR(-EINVAL);
+	tport = kzalloc(sizeof(*tport), GFP_KERNEL);
+	if (!tport)
+		return ERR_PTR(-ENOMEM);
+	len = srpt_parse_port_name(name, tport->id);
+	if (len < 0) {
+		pr_err("%s is not a port GID (0x + 32 hex digits) or GUID (xxxx:xxxx:xxxx:xxxx)\n",
+		       name);
+		kfree(tport);
+		return ERR_PTR(-EINVAL);
+	}
+	tport->id_len = len;
+	strscpy(tport->name, name, sizeof(tport->name));
+	srpt_tport_register(tport);
+	return &tport->wwn;
+}
+
+static void srpt_drop_tport(struct se_wwn *wwn)
+{
+	struct srpt_tport *tport = container_of(wwn, struct srpt_tport, wwn);
+
+	srpt_tport_unregister(tport);
+	kfree(tport);
+}
+
+static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
+					     const char *name)
+{
+	struct srpt_tport *tport = container_of(wwn, struct srpt_tport, wwn);
+	struct srpt_tpg *stpg;
+	int ret;
+
+	stpg = kzalloc(sizeof(*stpg), GFP_KERNEL);
+	if (!stpg)
+		return ERR_PTR(-ENOMEM);
+	stpg->tport = tport;
+	stpg->attrib.max_rdma_size = SRPT_DEF_RDMA_SIZE;
+	stpg->attrib.max_rsp_size = SRPT_DEF_RSP_SIZE;
+	stpg->attrib.sq_size = SRPT_DEF_SQ_SIZE;
+	mutex_lock(&srpt_mutex);
+	if (tport->tpg) {
+		mutex_unlock(&srpt_mutex);
+		pr_err("%s: only one TPG per target port\n", tport->name);
+		kfree(stpg);
+		return ERR_PTR(-EEXIST);
+	}
+	/* Not enabled, so no login finds it before it is registered. */
+	tport->tpg = stpg;
+	mutex_unlock(&srpt_mutex);
+	ret = core_tpg_register(wwn, &stpg->se_tpg, SCSI_PROTOCOL_SRP);
+	if (ret) {
+		mutex_lock(&srpt_mutex);
+		tport->tpg = NULL;
+		mutex_unlock(&srpt_mutex);
+		kfree(stpg);
+		return ERR_PTR(ret);
+	}
+	return &stpg->se_tpg;
+}
+
+static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
+{
+	struct srpt_tpg *stpg = srpt_tpg(se_tpg);
+
+	mutex_lock(&srpt_mutex);
+	stpg->enabled = enable;
+	mutex_unlock(&srpt_mutex);
+	if (!enable)
+		srpt_close_tpg_channels(stpg);
+	return 0;
+}
+
+static void srpt_drop_tpg(struct se_portal_group *se_tpg)
+{
+	struct srpt_tpg *stpg = srpt_tpg(se_tpg);
+
+	mutex_lock(&srpt_mutex);
+	stpg->enabled = false;
+	stpg->tport->tpg = NULL;
+	mutex_unlock(&srpt_mutex);
+	srpt_close_tpg_channels(stpg);
+	core_tpg_deregister(se_tpg);
+	kfree(stpg);
+}
+
+/* An ACL is named by an initiator port ID or, for RDMA/CM, an IP address. */
+static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
+{
+	u8 id[16], addr[16];
+
+	if (srpt_parse_port_name(name, id) == 16 ||
+	    in4_pton(name, -1, addr, -1, NULL) ||
+	    in6_pton(name, -1, addr, -1, NULL))
+		return 0;
+	pr_err("ACL %s: not an initiator port ID (0x + 32 hex digits) or IP address\n",
+	       name);
+	return -EINVAL;
+}
+
+static ssize_t srpt_da_rdma_cm_port_show(struct config_item *item,
+					 char *page)
+{
+	return sysfs_emit(page, "%u\n", srpt_rdma_cm_port());
+}
+
+static ssize_t srpt_da_rdma_cm_port_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	u16 port;
+	int ret;
+
+	ret = kstrtou16(page, 0, &port);
+	if (ret)
+		return ret;
+	ret = srpt_rdma_cm_listen(port);
+	return ret ? ret : count;
+}
+
+CONFIGFS_ATTR(srpt_da_, rdma_cm_port);
+
+static struct configfs_attribute *srpt_da_attrs[] = {
+	&srpt_da_attr_rdma_cm_port,
+	NULL,
+};
+
+static struct srpt_tpg *srpt_attrib_tpg(struct config_item *item)
+{
+	return srpt_tpg(attrib_to_tpg(item));
+}
+
+static ssize_t srpt_attrib_store(struct config_item *item, const char *page,
+				 size_t count, u32 *field, u32 min, u32 max)
+{
+	u32 val;
+	int ret;
+
+	ret = kstrtou32(page, 0, &val);
+	if (ret)
+		return ret;
+	if (val < min || val > max) {
+		pr_err("value %u out of range [%u, %u]\n", val, min, max);
+		return -EINVAL;
+	}
+	mutex_lock(&srpt_mutex);
+	*field = val;
+	mutex_unlock(&srpt_mutex);
+	return count;
+}
+
+#define SRPT_TPG_ATTRIB(name, field, min, max)				\
+static ssize_t srpt_tpg_attrib_##name##_show(struct config_item *item,	\
+					     char *page)		\
+{									\
+	return sysfs_emit(page, "%u\n",					\
+			  srpt_attrib_tpg(item)->attrib.field);		\
+}									\
+static ssize_t srpt_tpg_attrib_##name##_store(struct config_item *item,\
+					      const char *page,		\
+					      size_t count)		\
+{									\
+	return srpt_attrib_store(item, page, count,			\
+				 &srpt_attrib_tpg(item)->attrib.field,	\
+				 min, max);				\
+}									\
+CONFIGFS_ATTR(srpt_tpg_attrib_, name)
+
+/* Applied to channels that log in afterwards. */
+SRPT_TPG_ATTRIB(srp_max_rdma_size, max_rdma_size, SRPT_MIN_RDMA_SIZE,
+		SRPT_MAX_RDMA_SIZE);
+SRPT_TPG_ATTRIB(srp_max_rsp_size, max_rsp_size, SRPT_MIN_RSP_SIZE,
+		SRPT_MAX_RSP_SIZE);
+SRPT_TPG_ATTRIB(srp_sq_size, sq_size, SRPT_MIN_SQ_SIZE, SRPT_MAX_SQ_SIZE);
+
+static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
+	&srpt_tpg_attrib_attr_srp_max_rdma_size,
+	&srpt_tpg_attrib_attr_srp_max_rsp_size,
+	&srpt_tpg_attrib_attr_srp_sq_size,
+	NULL,
+};
+
+static const struct target_core_fabric_ops srpt_fabric_ops = {
+	.module				= THIS_MODULE,
+	.fabric_name			= "srpt",
+	.node_acl_size			= sizeof(struct se_node_acl),
+	.max_data_sg_nents		= SRPT_MAX_DATA_LEN / PAGE_SIZE,
+	.tpg_get_wwn			= srpt_get_fabric_wwn,
+	.tpg_get_tag			= srpt_get_tag,
+	.tpg_check_demo_mode		= srpt_check_false,
+	.tpg_check_demo_mode_cache	= srpt_check_true,
+	.tpg_check_demo_mode_write_protect = srpt_check_true,
+	.tpg_check_prod_mode_write_protect = srpt_check_false,
+	.tpg_get_inst_index		= srpt_tpg_get_inst_index,
+	.check_stop_free		= srpt_check_stop_free,
+	.release_cmd			= srpt_release_cmd,
+	.close_session			= srpt_close_session,
+	.sess_get_index			= srpt_sess_get_index,
+	.write_pending			= srpt_write_pending,
+	.set_default_node_attributes	= srpt_set_default_node_attrs,
+	.get_cmd_state			= srpt_get_cmd_state,
+	.queue_data_in			= srpt_queue_data_in,
+	.queue_status			= srpt_queue_status,
+	.queue_tm_rsp			= srpt_queue_tm_rsp,
+	.aborted_task			= srpt_aborted_task,
+	.fabric_make_wwn		= srpt_make_tport,
+	.fabric_drop_wwn		= srpt_drop_tport,
+	.fabric_make_tpg		= srpt_make_tpg,
+	.fabric_enable_tpg		= srpt_enable_tpg,
+	.fabric_drop_tpg		= srpt_drop_tpg,
+	.fabric_init_nodeacl		= srpt_init_nodeacl,
+	.tfc_discovery_attrs		= srpt_da_attrs,
+	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	SRPT_FABRIC_SUBMIT_OPS
+};
+
+/**
+ * srpt_fabric_register() - register the "srpt" fabric with LIO
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_fabric_register(void)
+{
+	return target_register_template(&srpt_fabric_ops);
+}
+
+/**
+ * srpt_fabric_unregister() - unregister the "srpt" fabric
+ */
+void srpt_fabric_unregister(void)
+{
+	target_unregister_template(&srpt_fabric_ops);
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SRP wire format for the SRP target: every IU that comes from the wire is
+ * checked here, field by field, before any other code looks at it. All
+ * lengths are checked against the number of bytes actually received.
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include "srpt_compat.h"
+#include "srpt_proto.h"
+
+/**
+ * srpt_parse_login_ib() - parse the 64-byte SRP_LOGIN_REQ of an IB CM REQ
+ * @buf: CM REQ private data
+ * @len: its length
+ * @lg: parsed login
+ *
+ * Return: 0, or -EINVAL if @buf is too short or not an SRP_LOGIN_REQ.
+ */
+int srpt_parse_login_ib(const void *buf, size_t len, struct srpt_login *lg)
+{
+	const struct srp_login_req *req = buf;
+
+	if (len < sizeof(*req) || req->opcode != SRP_LOGIN_REQ)
+		return -EINVAL;
+	memcpy(&lg->tag, &req->tag, sizeof(lg->tag));
+	lg->req_it_iu_len = be32_to_cpu(req->req_it_iu_len);
+	lg->req_buf_fmt = be16_to_cpu(req->req_buf_fmt);
+	lg->req_flags = req->req_flags;
+	lg->imm_data_offset = be16_to_cpu(req->imm_data_offset);
+	memcpy(lg->i_port_id, req->initiator_port_id, 16);
+	memcpy(lg->t_port_id, req->target_port_id, 16);
+	return 0;
+}
+
+/**
+ * srpt_parse_login_rdma() - parse the 56-byte login of an RDMA/CM request
+ * @buf: RDMA/CM connect private data
+ * @len: its length
+ * @lg: parsed login
+ *
+ * RDMA/CM leaves 56 bytes of private data, so ib_srp sends the compact
+ * struct srp_login_req_rdma, whose opcode is not at byte 0.
+ *
+ * Return: 0, or -EINVAL if @buf is too short or not an SRP_LOGIN_REQ.
+ */
+int srpt_parse_login_rdma(const void *buf, size_t len, struct srpt_login *lg)
+{
+	const struct srp_login_req_rdma *req = buf;
+
+	if (len < sizeof(*req) || req->opcode != SRP_LOGIN_REQ)
+		return -EINVAL;
+	memcpy(&lg->tag, &req->tag, sizeof(lg->tag));
+	lg->req_it_iu_len = be32_to_cpu(req->req_it_iu_len);
+	lg->req_buf_fmt = be16_to_cpu(req->req_buf_fmt);
+	lg->req_flags = req->req_flags;
+	lg->imm_data_offset = be16_to_cpu(req->imm_data_offset);
+	memcpy(lg->i_port_id, req->initiator_port_id, 16);
+	memcpy(lg->t_port_id, req->target_port_id, 16);
+	return 0;
+}
+
+/**
+ * srpt_check_login() - decide whether a login can be accepted
+ * @lg: parsed login
+ * @lim: what the target can do
+ *
+ * Return: 0 if acceptable, else the SRP_LOGIN_REJ reason code.
+ */
+u32 srpt_check_login(const struct srpt_login *lg,
+		     const struct srpt_login_limits *lim)
+{
+	if (lg->req_it_iu_len < SRPT_MIN_IU_LEN)
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	if (lg->req_it_iu_len > lim->max_it_iu_len)
+		return SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE;
+	if (!lg->req_buf_fmt || (lg->req_buf_fmt & ~SRPT_BUF_FMTS))
+		return SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT;
+	if ((lg->req_flags & 3) > SRP_MULTICHAN_MULTI)
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	if (memcmp(lg->t_port_id, lim->t_port_id, 16))
+		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+	return 0;
+}
+
+/**
+ * srpt_build_login_rsp() - fill in an SRP_LOGIN_RSP
+ * @rsp: 52-byte buffer
+ * @tag: tag of the login request
+ * @req_lim: initial credit
+ * @max_it_iu_len: accepted initiator-to-target IU length
+ * @max_ti_iu_len: largest IU the target will send
+ * @flags: multichannel result and SRP_LOGIN_RSP_IMMED_SUPP
+ */
+void srpt_build_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
+			  u32 max_it_iu_len, u32 max_ti_iu_len, u8 flags)
+{
+	memset(rsp, 0, sizeof(*rsp));
+	rsp->opcode = SRP_LOGIN_RSP;
+	rsp->req_lim_delta = cpu_to_be32(req_lim);
+	memcpy(&rsp->tag, &tag, sizeof(tag));
+	rsp->max_it_iu_len = cpu_to_be32(max_it_iu_len);
+	rsp->max_ti_iu_len = cpu_to_be32(max_ti_iu_len);
+	rsp->buf_fmt = cpu_to_be16(SRPT_BUF_FMTS);
+	rsp->rsp_flags = flags;
+}
+
+/**
+ * srpt_build_login_rej() - fill in an SRP_LOGIN_REJ
+ * @rej: 32-byte buffer
+ * @tag: tag of the login request
+ * @reason: SRP_LOGIN_REJ_* reason
+ */
+void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
+{
+	memset(rej, 0, sizeof(*rej));
+	rej->opcode = SRP_LOGIN_REJ;
+	rej->reason = cpu_to_be32(reason);
+	memcpy(&rej->tag, &tag, sizeof(tag));
+	rej->buf_fmt = cpu_to_be16(SRPT_BUF_FMTS);
+}
+
+/**
+ * srpt_iu_opcode() - opcode of a received IU
+ * @iu: received bytes
+ * @len: how many
+ *
+ * Return: the opcode, or 0xff (no SRP opcode) for an empty IU.
+ */
+u8 srpt_iu_opcode(const void *iu, u32 len)
+{
+	return len ? *(const u8 *)iu : 0xff;
+}
+
+/**
+ * srpt_iu_tag() - tag of a received IU
+ * @iu: received bytes
+ * @len: how many
+ *
+ * Return: the raw tag, or 0 if the IU is too short to have one.
+ */
+u64 srpt_iu_tag(const void *iu, u32 len)
+{
+	u64 tag = 0;
+
+	if (len >= 16)
+		memcpy(&tag, (const u8 *)iu + 8, sizeof(tag));
+	return tag;
+}
+
+static enum srpt_cmd_err srpt_parse_indirect(const u8 *p, u32 room, u8 cnt,
+					     struct srpt_cmd_info *ci)
+{
+	const struct srp_indirect_buf *ib = (const void *)p;
+	u32 table_len, i;
+	u64 sum = 0;
+
+	if (room < sizeof(*ib))
+		return SRPT_CMD_BAD_IU;
+	table_len = get_unaligned_be32(&ib->table_desc.len);
+	ci->data_len = get_unaligned_be32(&ib->len);
+	if (table_len % sizeof(struct srp_direct_buf))
+		return SRPT_CMD_BAD_IU;
+	if (table_len / sizeof(struct srp_direct_buf) > cnt) {
+		/* Partial list inline: the table must be fetched. */
+		ci->ext_table = true;
+		return SRPT_CMD_BAD_FMT;
+	}
+	if (table_len / sizeof(struct srp_direct_buf) != cnt)
+		return SRPT_CMD_BAD_IU;
+	if (room - sizeof(*ib) < (u32)cnt * sizeof(struct srp_direct_buf))
+		return SRPT_CMD_BAD_IU;
+	ci->n_desc = cnt;
+	ci->desc = ib->desc_list;
+	for (i = 0; i < cnt; i++)
+		sum += get_unaligned_be32(&ib->desc_list[i].len);
+	if (sum != ci->data_len)
+		return SRPT_CMD_BAD_IU;
+	return SRPT_CMD_OK;
+}
+
+/**
+ * srpt_parse_cmd() - validate an SRP_CMD and describe its data buffers
+ * @iu: received bytes
+ * @len: how many
+ * @imm_data_offset: immediate data offset accepted at login, 0 if none
+ * @max_data_len: largest data length the target accepts for one command
+ * @ci: the result; ci->tag is valid as soon as @len >= 16
+ *
+ * Return: SRPT_CMD_OK, or why the command cannot be executed.
+ */
+enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
+				 u32 max_data_len, struct srpt_cmd_info *ci)
+{
+	const struct srp_cmd *cmd = iu;
+	u8 out_fmt, in_fmt, cnt;
+	u32 off, room;
+	const u8 *p;
+	enum srpt_cmd_err err;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->tag = srpt_iu_tag(iu, len);
+	if (len < SRPT_CMD_FIXED_LEN)
+		return SRPT_CMD_BAD_IU;
+	memcpy(&ci->lun, &cmd->lun, sizeof(ci->lun));
+	ci->task_attr = cmd->task_attr & 7;
+	/* ADDITIONAL CDB LENGTH: dword count in bits 7:2. */
+	off = SRPT_CMD_FIXED_LEN + (cmd->add_cdb_len & ~3);
+	if (off > len)
+		return SRPT_CMD_BAD_IU;
+	ci->cdb = cmd->cdb;
+	ci->cdb_len = 16 + (cmd->add_cdb_len & ~3);
+
+	out_fmt = cmd->buf_fmt >> 4;
+	in_fmt = cmd->buf_fmt & 0xf;
+	if (out_fmt && in_fmt)
+		return SRPT_CMD_BAD_FMT;	/* bidirectional */
+	ci->data_out = out_fmt != 0;
+	ci->fmt = out_fmt ? out_fmt : in_fmt;
+	cnt = out_fmt ? cmd->data_out_desc_cnt : cmd->data_in_desc_cnt;
+	p = (const u8 *)iu + off;
+	room = len - off;
+
+	switch (ci->fmt) {
+	case SRP_NO_DATA_DESC:
+		err = SRPT_CMD_OK;
+		break;
+	case SRP_DATA_DESC_DIRECT:
+		if (room < sizeof(struct srp_direct_buf))
+			return SRPT_CMD_BAD_IU;
+		ci->n_desc = 1;
+		ci->desc = (const void *)p;
+		ci->data_len = get_unaligned_be32(&ci->desc->len);
+		err = SRPT_CMD_OK;
+		break;
+	case SRP_DATA_DESC_INDIRECT:
+		err = srpt_parse_indirect(p, room, cnt, ci);
+		break;
+	case SRP_DATA_DESC_IMM:
+		if (!ci->data_out || !imm_data_offset)
+			return SRPT_CMD_BAD_FMT;
+		if (room < sizeof(struct srp_imm_buf) ||
+		    imm_data_offset < off + sizeof(struct srp_imm_buf))
+			return SRPT_CMD_BAD_IU;
+		ci->data_len = get_unaligned_be32(p);
+		if (imm_data_offset > len || ci->data_len > len - imm_data_offset)
+			return SRPT_CMD_BAD_IU;
+		ci->imm_off = imm_data_offset;
+		err = SRPT_CMD_OK;
+		break;
+	default:
+		return SRPT_CMD_BAD_FMT;
+	}
+	if (err == SRPT_CMD_OK && ci->data_len > max_data_len)
+		err = SRPT_CMD_TOO_BIG;
+	return err;
+}
+
+/**
+ * srpt_cmd_desc() - read remote buffer descriptor @i of a parsed SRP_CMD
+ * @ci: parsed command
+ * @i: index, below ci->n_desc
+ *
+ * Return: the descriptor in host order.
+ */
+struct srpt_cmd_desc srpt_cmd_desc(const struct srpt_cmd_info *ci, u32 i)
+{
+	const struct srp_direct_buf *d = &ci->desc[i];
+	struct srpt_cmd_desc r = {
+		.va = get_unaligned_be64(&d->va),
+		.rkey = get_unaligned_be32(&d->key),
+		.len = get_unaligned_be32(&d->len),
+	};
+
+	return r;
+}
+
+/**
+ * srpt_parse_tsk_mgmt() - validate an SRP_TSK_MGMT
+ * @iu: received bytes
+ * @len: how many
+ * @ti: the result
+ *
+ * Return: 0, or -EINVAL if the IU is too short.
+ */
+int srpt_parse_tsk_mgmt(const void *iu, u32 len, struct srpt_tsk_info *ti)
+{
+	const struct srp_tsk_mgmt *tm = iu;
+
+	memset(ti, 0, sizeof(*ti));
+	ti->tag = srpt_iu_tag(iu, len);
+	if (len < sizeof(*tm))
+		return -EINVAL;
+	memcpy(&ti->lun, &tm->lun, sizeof(ti->lun));
+	ti->function = tm->tsk_mgmt_func;
+	memcpy(&ti->task_tag, &tm->task_tag, sizeof(ti->task_tag));
+	return 0;
+}
+
+/**
+ * srpt_build_rsp() - fill in an SRP_RSP with SCSI status
+ * @buf: response buffer
+ * @buf_len: its size (the negotiated MAX_TI_IU_LEN)
+ * @tag: tag of the request
+ * @req_lim_delta: credits returned with this response
+ * @status: SCSI status
+ * @sense: sense data or NULL
+ * @sense_len: its length; truncated to what fits in @buf
+ * @flags: SRP_RSP_FLAG_DO* / DI* residual flags
+ * @do_resid: data-out residual count
+ * @di_resid: data-in residual count
+ *
+ * Return: the IU length.
+ */
+u32 srpt_build_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
+		   u8 status, const u8 *sense, u32 sense_len, u8 flags,
+		   u32 do_resid, u32 di_resid)
+{
+	struct srp_rsp *rsp = buf;
+
+	memset(rsp, 0, SRPT_RSP_FIXED_LEN);
+	rsp->opcode = SRP_RSP;
+	rsp->req_lim_delta = cpu_to_be32(req_lim_delta);
+	memcpy(&rsp->tag, &tag, sizeof(tag));
+	rsp->status = status;
+	rsp->flags = flags;
+	rsp->data_out_res_cnt = cpu_to_be32(do_resid);
+	rsp->data_in_res_cnt = cpu_to_be32(di_resid);
+	sense_len = min(sense_len, buf_len - SRPT_RSP_FIXED_LEN);
+	if (sense && sense_len) {
+		rsp->flags |= SRP_RSP_FLAG_SNSVALID;
+		rsp->sense_data_len = cpu_to_be32(sense_len);
+		memcpy(rsp->data, sense, sense_len);
+	} else {
+		sense_len = 0;
+	}
+	return SRPT_RSP_FIXED_LEN + sense_len;
+}
+
+/**
+ * srpt_build_tm_rsp() - fill in the SRP_RSP of a task management function
+ * @buf: response buffer
+ * @buf_len: its size, at least 40
+ * @tag: tag of the SRP_TSK_MGMT
+ * @req_lim_delta: credits returned with this response
+ * @code: SRP task management response code
+ *
+ * Return: the IU length.
+ */
+u32 srpt_build_tm_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
+		      enum srpt_tm_rsp_code code)
+{
+	struct srp_rsp *rsp = buf;
+
+	srpt_build_rsp(buf, buf_len, tag, req_lim_delta, 0, NULL, 0, 0, 0, 0);
+	rsp->flags = SRP_RSP_FLAG_RSPVALID;
+	rsp->resp_data_len = cpu_to_be32(4);
+	memset(rsp->data, 0, 4);
+	rsp->data[3] = code;
+	return SRPT_RSP_FIXED_LEN + 4;
+}
+
+/**
+ * srpt_build_t_logout() - fill in an SRP_T_LOGOUT
+ * @buf: buffer of at least 16 bytes
+ * @buf_len: its size
+ * @tag: tag to use
+ * @reason: SRPT_T_LOGOUT_* reason
+ *
+ * Return: the IU length.
+ */
+u32 srpt_build_t_logout(void *buf, u32 buf_len, u64 tag, u32 reason)
+{
+	struct srp_t_logout *lo = buf;
+
+	memset(lo, 0, sizeof(*lo));
+	lo->opcode = SRP_T_LOGOUT;
+	lo->reason = cpu_to_be32(reason);
+	memcpy(&lo->tag, &tag, sizeof(tag));
+	return sizeof(*lo);
+}
+
+/**
+ * srpt_fixed_sense() - build fixed-format sense data
+ * @buf: at least 18 bytes
+ * @len: size of @buf
+ * @key: sense key
+ * @asc: additional sense code
+ * @ascq: additional sense code qualifier
+ *
+ * Return: the sense length (18), or 0 if @buf is too small.
+ */
+u32 srpt_fixed_sense(u8 *buf, u32 len, u8 key, u8 asc, u8 ascq)
+{
+	if (len < 18)
+		return 0;
+	memset(buf, 0, 18);
+	buf[0] = 0x70;		/* current error, fixed format */
+	buf[2] = key;
+	buf[7] = 10;		/* additional sense length */
+	buf[12] = asc;
+	buf[13] = ascq;
+	return 18;
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SRP wire format: parsing, validation and construction of information
+ * units. Nothing in here knows about verbs, CMs or LIO, so the code can be
+ * read, unit-tested and fuzzed on its own.
+ */
+#ifndef SRPT_PROTO_H
+#define SRPT_PROTO_H
+
+#include <linux/types.h>
+#include <scsi/srp.h>
+
+/* Smallest REQ_IT_IU_LEN a target must accept (SRP r16a). */
+#define SRPT_MIN_IU_LEN		64
+/* Size of the fixed part of SRP_CMD and of SRP_RSP. */
+#define SRPT_CMD_FIXED_LEN	48
+#define SRPT_RSP_FIXED_LEN	36
+/* Buffer formats this target implements. */
+#define SRPT_BUF_FMTS		(SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT)
+
+/* Response codes in the 4 bytes of SRP_RSP response data (TM results). */
+enum srpt_tm_rsp_code {
+	SRPT_TM_COMPLETE	= 0x00,
+	SRPT_TM_INVALID_FIELDS	= 0x02,
+	SRPT_TM_NOT_SUPPORTED	= 0x04,
+	SRPT_TM_FAILED		= 0x05,
+};
+
+/* SRP_T_LOGOUT reasons. */
+enum srpt_t_logout_reason {
+	SRPT_T_LOGOUT_NONE		= 0,
+	SRPT_T_LOGOUT_INACTIVE		= 1,
+	SRPT_T_LOGOUT_INVALID_IU	= 2,
+	SRPT_T_LOGOUT_NO_REQUEST	= 3,
+	SRPT_T_LOGOUT_MULTICHANNEL	= 4,
+	SRPT_T_LOGOUT_DATA_OUT_FMT	= 6,
+	SRPT_T_LOGOUT_DATA_IN_FMT	= 7,
+};
+
+/**
+ * struct srpt_login - an SRP_LOGIN_REQ in host order, whatever the CM
+ * @tag: request tag, opaque (echoed back)
+ * @req_it_iu_len: largest IU the initiator will send
+ * @req_buf_fmt: SRP_BUF_FORMAT_* the initiator wants to use
+ * @req_flags: multichannel action (bits 1:0) and SRP_IMMED_REQUESTED
+ * @imm_data_offset: where immediate data starts in an SRP_CMD (SRP-2)
+ * @i_port_id: initiator port identifier (extension || GUID)
+ * @t_port_id: target port identifier (id_ext || IOC GUID)
+ */
+struct srpt_login {
+	u64	tag;
+	u32	req_it_iu_len;
+	u16	req_buf_fmt;
+	u8	req_flags;
+	u16	imm_data_offset;
+	u8	i_port_id[16];
+	u8	t_port_id[16];
+};
+
+/**
+ * struct srpt_login_limits - what this target can accept at login
+ * @max_it_iu_len: largest IU the target can receive
+ * @t_port_id: the target port identifier of the receiving port
+ */
+struct srpt_login_limits {
+	u32	max_it_iu_len;
+	u8	t_port_id[16];
+};
+
+/**
+ * struct srpt_cmd_desc - one remote buffer of an SRP_CMD
+ * @va: initiator virtual address
+ * @rkey: initiator rkey
+ * @len: length in bytes
+ */
+struct srpt_cmd_desc {
+	u64	va;
+	u32	rkey;
+	u32	len;
+};
+
+/* Result of parsing an SRP_CMD. */
+enum srpt_cmd_err {
+	SRPT_CMD_OK = 0,
+	SRPT_CMD_BAD_IU,	/* IU malformed: fields inconsistent */
+	SRPT_CMD_BAD_FMT,	/* a buffer format this target cannot do */
+	SRPT_CMD_TOO_BIG,	/* data length over the target's limit */
+};
+
+/**
+ * struct srpt_cmd_info - a validated SRP_CMD
+ * @tag: command tag, opaque (echoed back)
+ * @lun: 8-byte SAM LUN as it came on the wire
+ * @cdb: pointer to the CDB inside the IU
+ * @cdb_len: CDB length (16 + additional CDB length)
+ * @task_attr: SRP task attribute (low 3 bits of byte 29)
+ * @data_out: true if the command carries data to the target
+ * @fmt: data buffer format (SRP_DATA_DESC_*) of the direction in use
+ * @data_len: total data length
+ * @n_desc: number of remote buffers in @desc (direct or indirect)
+ * @desc: pointer to the first descriptor inside the IU (unaligned)
+ * @imm_off: offset of immediate data from the start of the IU
+ * @ext_table: the indirect table is not fully inside the IU
+ */
+struct srpt_cmd_info {
+	u64		tag;
+	struct scsi_lun	lun;
+	const u8	*cdb;
+	u32		cdb_len;
+	u8		task_attr;
+	bool		data_out;
+	u8		fmt;
+	u32		data_len;
+	u32		n_desc;
+	const struct srp_direct_buf *desc;
+	u32		imm_off;
+	bool		ext_table;
+};
+
+/**
+ * struct srpt_tsk_info - a validated SRP_TSK_MGMT
+ * @tag: request tag
+ * @lun: LUN the function applies to
+ * @function: SRP_TSK_* function code
+ * @task_tag: tag of the task to abort (ABORT TASK)
+ */
+struct srpt_tsk_info {
+	u64		tag;
+	struct scsi_lun	lun;
+	u8		function;
+	u64		task_tag;
+};
+
+int srpt_parse_login_ib(const void *buf, size_t len, struct srpt_login *lg);
+int srpt_parse_login_rdma(const void *buf, size_t len, struct srpt_login *lg);
+u32 srpt_check_login(const struct srpt_login *lg,
+		     const struct srpt_login_limits *lim);
+void srpt_build_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
+			  u32 max_it_iu_len, u32 max_ti_iu_len, u8 flags);
+void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason);
+
+u8 srpt_iu_opcode(const void *iu, u32 len);
+u64 srpt_iu_tag(const void *iu, u32 len);
+enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
+				 u32 max_data_len, struct srpt_cmd_info *ci);
+struct srpt_cmd_desc srpt_cmd_desc(const struct srpt_cmd_info *ci, u32 i);
+int srpt_parse_tsk_mgmt(const void *iu, u32 len, struct srpt_tsk_info *ti);
+
+u32 srpt_build_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
+		   u8 status, const u8 *sense, u32 sense_len, u8 flags,
+		   u32 do_resid, u32 di_resid);
+u32 srpt_build_tm_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
+		      enum srpt_tm_rsp_code code);
+u32 srpt_build_t_logout(void *buf, u32 buf_len, u64 tag, u32 reason);
+u32 srpt_fixed_sense(u8 *buf, u32 len, u8 key, u8 asc, u8 ascq);
+
+#endif /* SRPT_PROTO_H */
