@@ -5,6 +5,10 @@ ifneq ($(KERNELRELEASE),)
 obj-$(CONFIG_INFINIBAND_SRPT) += ib_srpt.o
 ib_srpt-y := srpt_main.o srpt_fabric.o srpt_ch.o srpt_io.o srpt_proto.o
 
+# Kernel differences (6.1 vs 6.12), probed in the headers; see srpt_compat.h.
+ccflags-y += $(if $(wildcard $(srctree)/include/linux/unaligned.h),-DSRPT_HAVE_LINUX_UNALIGNED)
+ccflags-y += $(if $(shell grep -s direct_submit_supp $(srctree)/include/target/target_core_fabric.h),-DSRPT_HAVE_DIRECT_SUBMIT)
+
 # kbuild cannot link a composite ib_srpt.o from a part named ib_srpt.o,
 # so the main file ib_srpt.c is compiled as srpt_main.o.
 $(obj)/srpt_main.o: $(src)/ib_srpt.c FORCE

@@ -14,6 +14,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -34,11 +35,11 @@
 #define SRPT_DEF_RSP_SIZE	256
 #define SRPT_MIN_RSP_SIZE	(SRPT_RSP_FIXED_LEN + 4 + 18)
 #define SRPT_MAX_RSP_SIZE	1024
-#define SRPT_DEF_RDMA_SIZE	(1U << 20)
+#define SRPT_DEF_RDMA_SIZE	SZ_1M
 #define SRPT_MIN_RDMA_SIZE	4096
-#define SRPT_MAX_RDMA_SIZE	(1U << 30)
+#define SRPT_MAX_RDMA_SIZE	SZ_1G
 /* Largest data length of one SCSI command. */
-#define SRPT_MAX_DATA_LEN	(64U << 20)
+#define SRPT_MAX_DATA_LEN	SZ_64M
 /* RDMA contexts kept in a command; more are allocated on demand. */
 #define SRPT_INLINE_RW		2
 /* Most RDMA contexts one command may use. */
@@ -298,8 +299,8 @@ struct srpt_rdma_ch {
 	struct ib_qp			*qp;
 	struct ib_cq			*cq;
 	u32				cq_size;
-	spinlock_t			lock;
-	spinlock_t			post_lock;
+	spinlock_t			lock;		/* state, lists */
+	spinlock_t			post_lock;	/* posting WRs */
 	enum srpt_ch_state		state;
 	bool				iu_running;
 	u32				rq_size;

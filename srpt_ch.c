@@ -17,6 +17,7 @@
 #include <rdma/ib_cm.h>
 #include "ib_srpt.h"
 
+/* Serialises logins, TPG state changes and the target port list. */
 DEFINE_MUTEX(srpt_mutex);
 static LIST_HEAD(srpt_tport_list);
 static DEFINE_SPINLOCK(srpt_ch_lock);

@@ -6,16 +6,19 @@
 #ifndef SRPT_COMPAT_H
 #define SRPT_COMPAT_H
 
-#include <linux/version.h>
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+/* The SRPT_HAVE_* macros come from the Makefile, which probes the headers. */
+#ifdef SRPT_HAVE_LINUX_UNALIGNED
 #include <linux/unaligned.h>
-/* Run commands in the completion context that received them, as on 6.1. */
+#else
+#include <asm/unaligned.h>
+#endif
+
+#ifdef SRPT_HAVE_DIRECT_SUBMIT
+/* Run commands in the completion context that received them, as 6.1 does. */
 #define SRPT_FABRIC_SUBMIT_OPS \
 	.direct_submit_supp = 1, \
 	.default_submit_type = TARGET_DIRECT_SUBMIT,
 #else
-#include <asm/unaligned.h>
 #define SRPT_FABRIC_SUBMIT_OPS
 #endif
 

@@ -240,8 +240,8 @@ static struct srpt_tpg *srpt_attrib_tpg(struct config_item *item)
 	return srpt_tpg(attrib_to_tpg(item));
 }
 
-static ssize_t srpt_attrib_store(struct config_item *item, const char *page,
-				 size_t count, u32 *field, u32 min, u32 max)
+static ssize_t srpt_attrib_store(const char *page, size_t count, u32 *field,
+				 u32 min, u32 max)
 {
 	u32 val;
 	int ret;
@@ -260,19 +260,21 @@ static ssize_t srpt_attrib_store(struct config_item *item, const char *page,
 }
 
 #define SRPT_TPG_ATTRIB(name, field, min, max)				\
+static u32 *srpt_tpg_attrib_##name(struct config_item *item)		\
+{									\
+	return &srpt_attrib_tpg(item)->attrib.field;			\
+}									\
 static ssize_t srpt_tpg_attrib_##name##_show(struct config_item *item,	\
 					     char *page)		\
 {									\
-	return sysfs_emit(page, "%u\n",					\
-			  srpt_attrib_tpg(item)->attrib.field);		\
+	return sysfs_emit(page, "%u\n", *srpt_tpg_attrib_##name(item));	\
 }									\
 static ssize_t srpt_tpg_attrib_##name##_store(struct config_item *item,\
 					      const char *page,		\
 					      size_t count)		\
 {									\
-	return srpt_attrib_store(item, page, count,			\
-				 &srpt_attrib_tpg(item)->attrib.field,	\
-				 min, max);				\
+	return srpt_attrib_store(page, count,				\
+				 srpt_tpg_attrib_##name(item), min, max);\
 }									\
 CONFIGFS_ATTR(srpt_tpg_attrib_, name)
 
