@@ -30,7 +30,7 @@ filename=${disks[0]}
 filename=${disks[1]}
 EOT
 log "fio on ${disks[*]}"
-fio --output=/tmp/fio.out /tmp/verify.fio
+fio --eta=never --output=/tmp/fio.out /tmp/verify.fio
 rc=$?
 cat /tmp/fio.out
 [ $rc = 0 ] || fail "fio exited $rc"

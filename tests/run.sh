@@ -65,7 +65,7 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 		passed=$((passed + 1))
 	else
 		echo "FAIL $name (rc=$rc, ${secs}s) - logs: $logdir"
-		grep -v '^\[ *[0-9]' "$logdir/console.log" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
+		grep -Ev '^\[ *[0-9]+\.[0-9]+\]' "$logdir/console.log" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
 		results+=("FAIL $name ${secs}s")
 		failed=$((failed + 1))
 	fi

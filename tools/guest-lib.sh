@@ -172,7 +172,8 @@ srp_login() {
 	local want=${SRP_EXPECT:-}
 	[ -n "${1:-}" ] && opts+=",$1"
 	case $opts in *ch_count=*) ;; *) opts+=",ch_count=1" ;; esac
-	modprobe ib_srp || return 1
+	# No udev in the guest: load the upper-level SCSI drivers ourselves.
+	modprobe -a sd_mod sg ib_srp || return 1
 	wait_for 10 test -e "$(srp_add_target_path)" || { log "no srp-$SRP_HCA-1" >&2; return 1; }
 	if [ -z "$want" ]; then
 		want=$(find "$TPG_DIR/lun" -maxdepth 1 -name 'lun_*' 2>/dev/null | wc -l)
@@ -189,8 +190,9 @@ srp_logout() {
 	for p in /sys/class/srp_remote_ports/port-*; do
 		[ -e "$p/delete" ] && echo 1 >"$p/delete"
 	done
-	wait_for 60 test -z "$(srp_hosts)"
+	wait_for 60 no_srp_hosts
 }
+no_srp_hosts() { [ -z "$(srp_hosts)" ]; }
 
 # Common start of a scenario: rxe + target with ramdisk LUNs + ACL.
 # standard_setup NAME:SIZE[:TYPE]...
