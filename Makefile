@@ -11,7 +11,8 @@ ccflags-y += $(if $(shell grep -s direct_submit_supp $(srctree)/include/target/t
 
 # kbuild cannot link a composite ib_srpt.o from a part named ib_srpt.o,
 # so the main file ib_srpt.c is compiled as srpt_main.o.
-$(obj)/srpt_main.o: $(src)/ib_srpt.c FORCE
+# (A static pattern rule, so that KBUILD_MODNAME is still ib_srpt.)
+$(obj)/srpt_main.o: $(obj)/%.o: $(src)/ib_srpt.c FORCE
 	$(call if_changed_rule,cc_o_c)
 
 else

@@ -474,9 +474,10 @@ static int srpt_rdma_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
 		.private_data_len = len,
 		.flow_control = 1,
 		.rnr_retry_count = 7,
-		.responder_resources = min_t(int, req->initiator_depth,
+		/* The CM already swapped these to our point of view. */
+		.responder_resources = min_t(int, req->responder_resources,
 					     a->max_qp_rd_atom),
-		.initiator_depth = min_t(int, req->responder_resources,
+		.initiator_depth = min_t(int, req->initiator_depth,
 					 a->max_qp_init_rd_atom),
 	};
 
