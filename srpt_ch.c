@@ -308,7 +308,11 @@ static struct srpt_rdma_ch *srpt_login(struct srpt_login_ctx *lc,
 {
 	struct srpt_port *sport = lc->sport;
 	struct srpt_device *sdev = sport->sdev;
-	struct srpt_login_limits lim = { .max_it_iu_len = srp_max_req_size };
+	struct srpt_login_limits lim = {
+		.max_it_iu_len = clamp_t(u32, srp_max_req_size,
+					 SRPT_MIN_MAX_REQ_SIZE,
+					 SRPT_MAX_MAX_REQ_SIZE),
+	};
 	struct srp_login_rsp rsp;
 	struct srpt_rdma_ch *ch;
 	struct srpt_tpg *stpg;
@@ -359,7 +363,8 @@ static struct srpt_rdma_ch *srpt_login(struct srpt_login_ctx *lc,
 	memcpy(ch->t_port_id, lc->lg.t_port_id, 16);
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
 		 ch->i_port_id);
-	ch->rq_size = min3(stpg->attrib.sq_size, srpt_srq_size,
+	ch->rq_size = min3(stpg->attrib.sq_size,
+			   max_t(u32, srpt_srq_size, SRPT_MIN_SQ_SIZE),
 			   (u32)sdev->ib_dev->attrs.max_qp_wr / 4);
 	ch->max_req_size = lc->lg.req_it_iu_len;
 	ch->max_rsp_size = stpg->attrib.max_rsp_size;
