@@ -172,9 +172,9 @@ static enum srpt_cmd_err srpt_parse_indirect(const u8 *p, u32 room, u8 cnt,
 	if (room - sizeof(*ib) < (u32)cnt * sizeof(struct srp_direct_buf))
 		return SRPT_CMD_BAD_IU;
 	ci->n_desc = cnt;
-	ci->desc = ib->desc_list;
+	ci->desc = p + sizeof(*ib);
 	for (i = 0; i < cnt; i++)
-		sum += get_unaligned_be32(&ib->desc_list[i].len);
+		sum += srpt_cmd_desc(ci, i).len;
 	if (sum != ci->data_len)
 		return SRPT_CMD_BAD_IU;
 	return SRPT_CMD_OK;
@@ -230,8 +230,8 @@ enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
 		if (room < sizeof(struct srp_direct_buf))
 			return SRPT_CMD_BAD_IU;
 		ci->n_desc = 1;
-		ci->desc = (const void *)p;
-		ci->data_len = get_unaligned_be32(&ci->desc->len);
+		ci->desc = p;
+		ci->data_len = srpt_cmd_desc(ci, 0).len;
 		err = SRPT_CMD_OK;
 		break;
 	case SRP_DATA_DESC_INDIRECT:
@@ -262,15 +262,20 @@ enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
  * @ci: parsed command
  * @i: index, below ci->n_desc
  *
+ * Descriptors are only 4-byte aligned in the IU (at 48 + additional CDB
+ * length, or 20 + 16 * i into an indirect one), less than the alignment of
+ * struct srp_direct_buf, so they are read as bytes and never through a
+ * struct srp_direct_buf pointer.
+ *
  * Return: the descriptor in host order.
  */
 struct srpt_cmd_desc srpt_cmd_desc(const struct srpt_cmd_info *ci, u32 i)
 {
-	const struct srp_direct_buf *d = &ci->desc[i];
+	const u8 *d = ci->desc + i * sizeof(struct srp_direct_buf);
 	struct srpt_cmd_desc r = {
-		.va = get_unaligned_be64(&d->va),
-		.rkey = get_unaligned_be32(&d->key),
-		.len = get_unaligned_be32(&d->len),
+		.va = get_unaligned_be64(d + offsetof(struct srp_direct_buf, va)),
+		.rkey = get_unaligned_be32(d + offsetof(struct srp_direct_buf, key)),
+		.len = get_unaligned_be32(d + offsetof(struct srp_direct_buf, len)),
 	};
 
 	return r;

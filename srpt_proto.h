@@ -98,7 +98,7 @@ enum srpt_cmd_err {
  * @fmt: data buffer format (SRP_DATA_DESC_*) of the direction in use
  * @data_len: total data length
  * @n_desc: number of remote buffers in @desc (direct or indirect)
- * @desc: pointer to the first descriptor inside the IU (unaligned)
+ * @desc: first descriptor inside the IU (4-byte aligned); use srpt_cmd_desc()
  * @imm_off: offset of immediate data from the start of the IU
  * @ext_table: the indirect table is not fully inside the IU
  */
@@ -112,7 +112,7 @@ struct srpt_cmd_info {
 	u8		fmt;
 	u32		data_len;
 	u32		n_desc;
-	const struct srp_direct_buf *desc;
+	const u8	*desc;
 	u32		imm_off;
 	bool		ext_table;
 };
