@@ -29,14 +29,19 @@ modules:
 lint:
 	bash tools/lint.sh
 
-check: modules
+check: modules unit
 	bash tests/run.sh
+
+# User-space tests of the SRP wire format (srpt_proto.c), see tests/unit.
+unit:
+	$(MAKE) -C tests/unit test
 
 demo:
 	bash tools/demo.sh
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tests/unit clean
 
-.PHONY: all modules lint check demo clean
+.PHONY: all modules lint check unit demo clean
 endif

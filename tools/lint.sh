@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
-mapfile -t srcs < <(git ls-files "*.c" "*.h" Makefile Kconfig)
-mapfile -t csrcs < <(git ls-files "*.c" "*.h")
+# The module's sources only: tests/unit is user-space C (libc, libFuzzer).
+mapfile -t srcs < <(git ls-files -- "*.c" "*.h" Makefile Kconfig ":!tests/")
+mapfile -t csrcs < <(git ls-files -- "*.c" "*.h" ":!tests/")
 rc=0
 
 kdirs=()
