@@ -36,6 +36,9 @@ check: modules unit
 unit:
 	$(MAKE) -C tests/unit test
 
+fuzz:
+	$(MAKE) -C tests/unit fuzz
+
 demo:
 	bash tools/demo.sh
 
@@ -43,5 +46,5 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tests/unit clean
 
-.PHONY: all modules lint check unit demo clean
+.PHONY: all modules lint check unit fuzz demo clean
 endif

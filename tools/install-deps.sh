@@ -7,7 +7,8 @@ PKGS=(build-essential sparse
       qemu-system-x86 busybox-static cpio xz-utils kmod
       rdma-core ibverbs-utils rdmacm-utils srptools infiniband-diags
       targetcli-fb python3-rtslib-fb dbus
-      fio sg3-utils lsscsi xfsprogs iproute2 nvme-cli)
+      fio sg3-utils lsscsi xfsprogs iproute2 nvme-cli
+      clang libclang-rt-14-dev)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
