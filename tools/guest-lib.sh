@@ -194,6 +194,26 @@ srp_logout() {
 }
 no_srp_hosts() { [ -z "$(srp_hosts)" ]; }
 
+# unload_target: what an admin does to take the target down: clear the LIO
+# config, remove the fabric's configfs dir (it pins the module) and rmmod.
+# Returns non-zero (message in $UNLOAD_ERR) when a step fails.
+unload_target() {
+	UNLOAD_ERR=
+	timeout 120 targetcli clearconfig confirm=True >/tmp/clearconfig.out 2>&1 ||
+		{ UNLOAD_ERR="targetcli clearconfig: $(cat /tmp/clearconfig.out)"; return 1; }
+	if [ -d "$SRPT_DIR" ]; then
+		rmdir "$SRPT_DIR" 2>/tmp/rmdir.err ||
+			{ UNLOAD_ERR="rmdir $SRPT_DIR: $(cat /tmp/rmdir.err)"; return 1; }
+	fi
+	local i
+	for i in $(seq 1 20); do
+		rmmod ib_srpt 2>/tmp/rmmod.err && return 0
+		sleep 1
+	done
+	UNLOAD_ERR="rmmod ib_srpt: $(cat /tmp/rmmod.err)"
+	return 1
+}
+
 # Common start of a scenario: rxe + target with ramdisk LUNs + ACL.
 # standard_setup NAME:SIZE[:TYPE]...
 standard_setup() {

@@ -85,7 +85,11 @@ set +e
 (
 	# Only one guest at a time on this machine.
 	exec 9>/tmp/ib_srpt-vm.lock
-	flock 9
+	if ! flock -n 9; then
+		echo "vm.sh: waiting for another test VM (/tmp/ib_srpt-vm.lock)" >&2
+		flock 9
+		echo "vm.sh: got the VM lock after $(( $(date +%s) - start ))s" >&2
+	fi
 	if [ "${VM_VERBOSE:-0}" = 1 ]; then
 		timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tee "$CONSOLE"
 	else

@@ -1,0 +1,47 @@
+#!/bin/bash
+# An RDMA/CM initiator can also be admitted by an ACL named after its IP
+# address (created in configfs directly: rtslib only knows ib.<hex> names).
+# Without it (and without a port-ID ACL) the login is refused; removing the
+# ACL of a logged-in initiator logs it out.
+# stock: skip Debian's ib_srpt ACLs are by port ID only (checked by running it)
+. "$PROJECT/tools/guest-lib.sh"
+
+setup_rxe
+load_target
+make_lun byip 16M
+acls=$TPG_DIR/acls
+if SRP_EXPECT=1 srp_login >/dev/null; then
+	fail "login succeeded with no ACL at all"
+fi
+srp_logout
+
+# ib_srp logs in from the address the route to 10.99.0.1 uses (loopback:
+# the target's own address, see guest-lib.sh).
+mkdir "$acls/$TGT_IP" || fail "cannot create ACL $TGT_IP"
+ln -s "$TPG_DIR/lun/lun_0" "$acls/$TGT_IP/lun_0" 2>/dev/null ||
+	mkdir "$acls/$TGT_IP/lun_0" 2>/dev/null
+dev=$(srp_login) || fail "login with an ACL for $TGT_IP refused"
+log "admitted by IP ACL: $dev"
+dd if=/dev/urandom of=/tmp/pat bs=64k count=8 status=none
+dd if=/tmp/pat of="$dev" bs=64k oflag=direct status=none || fail "write"
+dd if="$dev" of=/tmp/back bs=64k count=8 iflag=direct status=none || fail "read"
+cmp /tmp/pat /tmp/back || fail "data mismatch"
+grep -q "$TGT_IP" "$acls/$TGT_IP/info" 2>/dev/null ||
+	log "note: ACL info: $(cat "$acls/$TGT_IP/info" 2>/dev/null | head -n2 | tr '\n' ' ')"
+
+# An ACL that is not a port ID or an address is refused by the target.
+if mkdir "$acls/not-an-initiator" 2>/dev/null; then
+	fail "ACL name 'not-an-initiator' was accepted"
+fi
+
+# Removing the ACL of a live session logs the initiator out.
+for p in /sys/class/srp_remote_ports/port-*; do
+	echo 2 >"$p/reconnect_delay" 2>/dev/null
+done
+find "$acls/$TGT_IP" -maxdepth 2 -type l -delete
+rmdir "$acls/$TGT_IP/lun_0" 2>/dev/null
+rmdir "$acls/$TGT_IP" || fail "cannot remove ACL $TGT_IP"
+wait_for 30 sh -c "dmesg | grep -q 'channel released'" || fail "channel not released after ACL removal"
+log "ACL removed: $(dmesg | grep 'ib_srpt' | tail -n 2 | tr '\n' ' ')"
+srp_logout || fail "logout"
+pass "initiator admitted by IP ACL, refused without, logged out on ACL removal"
