@@ -24,6 +24,8 @@ while [ $# -gt 0 ]; do
 done
 [ "$STOCK" = 1 ] && vmargs+=(--stock)
 export STOCK
+# A scenario takes 0.5-2 min in the VM; a hung one is killed after this.
+export VM_TIMEOUT=${VM_TIMEOUT:-480}
 
 if [ "$STOCK" != 1 ] && [ ! -f "$TOP/ib_srpt.ko" ]; then
 	echo "run.sh: $TOP/ib_srpt.ko not built (run make, or use --stock)" >&2

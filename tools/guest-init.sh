@@ -34,6 +34,7 @@ echo 1 >/proc/sys/kernel/printk_ratelimit 2>/dev/null
 
 SCRIPT=
 STOCK=0
+GUEST_TIMEOUT=840
 ARGS=()
 # shellcheck disable=SC1091
 . "$RESULTS/job.env"
@@ -42,8 +43,26 @@ export STOCK
 echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK)"
 cd /tmp || exit 1
 start=$(date +%s)
-bash "$PROJECT/$SCRIPT" "${ARGS[@]}" </dev/null
-rc=$?
+bash "$PROJECT/$SCRIPT" "${ARGS[@]}" </dev/null &
+pid=$!
+# Watchdog: a scenario stuck in the kernel (D state) cannot be killed, so do
+# not wait for it forever: dump the blocked tasks and give up.
+while kill -0 $pid 2>/dev/null; do
+	if [ $(( $(date +%s) - start )) -ge "$GUEST_TIMEOUT" ]; then
+		echo "guest: TIMEOUT - $SCRIPT still running after ${GUEST_TIMEOUT}s"
+		echo w >/proc/sysrq-trigger
+		ps -eo pid,stat,wchan:30,args | awk 'NR == 1 || $2 ~ /D/'
+		kill -9 $pid 2>/dev/null
+		break
+	fi
+	sleep 1
+done
+if kill -0 $pid 2>/dev/null; then
+	rc=124
+else
+	wait $pid
+	rc=$?
+fi
 echo "guest: $SCRIPT finished rc=$rc after $(( $(date +%s) - start ))s"
 
 sync

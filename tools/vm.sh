@@ -62,6 +62,9 @@ INITRD=$("$TOP/tools/mkinitramfs.sh" "$KREL")
 {
 	printf 'SCRIPT=%q\n' "$SCRIPT_REL"
 	printf 'STOCK=%q\n' "$STOCK"
+	# The guest gives up a bit before the host kills it, so that it can
+	# still dump the blocked tasks and dmesg.
+	printf 'GUEST_TIMEOUT=%q\n' "$(( TIMEOUT > 120 ? TIMEOUT - 60 : TIMEOUT * 3 / 4 ))"
 	printf 'ARGS=('; printf '%q ' "$@"; printf ')\n'
 } >"$LOGDIR/job.env"
 
@@ -118,11 +121,12 @@ if [ -z "$rc" ]; then
 	rc=125
 fi
 
-# Kernel log: the guest's dmesg dump, or the console when it has none.
+# Kernel log: the guest's dmesg dump, or the console when it has none (the
+# console also carries the scenario's own output, so prefer dmesg).
 klog=$LOGDIR/dmesg.txt
 [ -s "$klog" ] || klog=$CONSOLE
 bad='WARNING:|BUG:|Oops|blocked for more than|general protection|KASAN|UBSAN|refcount_t|list_del corruption|list_add corruption|Kernel panic|soft lockup|hard LOCKUP|RCU stall|rcu_sched self-detected|stack-protector'
-if grep -E "$bad" "$klog" "$CONSOLE" >"$LOGDIR/splats.txt" 2>/dev/null; then
+if grep -E "$bad" "$klog" >"$LOGDIR/splats.txt" 2>/dev/null; then
 	echo "vm.sh: kernel splat in the guest log:" >&2
 	head -n 20 "$LOGDIR/splats.txt" >&2
 	[ "$rc" = 0 ] && rc=126
