@@ -18,8 +18,9 @@ srp_logout
 # ib_srp logs in from the address the route to 10.99.0.1 uses (loopback:
 # the target's own address, see guest-lib.sh).
 mkdir "$acls/$TGT_IP" || fail "cannot create ACL $TGT_IP"
-ln -s "$TPG_DIR/lun/lun_0" "$acls/$TGT_IP/lun_0" 2>/dev/null ||
-	mkdir "$acls/$TGT_IP/lun_0" 2>/dev/null
+# Map LUN 0 for it, as targetcli does for ib.<hex> ACLs.
+mkdir "$acls/$TGT_IP/lun_0" || fail "cannot create mapped LUN"
+ln -s "$TPG_DIR/lun/lun_0" "$acls/$TGT_IP/lun_0/map" || fail "cannot map LUN 0"
 dev=$(srp_login) || fail "login with an ACL for $TGT_IP refused"
 log "admitted by IP ACL: $dev"
 dd if=/dev/urandom of=/tmp/pat bs=64k count=8 status=none
