@@ -908,7 +908,8 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 	srpt_sq_kick(ch);
 }
 
-static void srpt_build_status(struct srpt_cmd *cmd)
+/* Send the SRP_RSP of a LIO command, after its data-in if @with_data. */
+static void srpt_send_cmd_rsp(struct srpt_cmd *cmd, bool with_data)
 {
 	struct se_cmd *se = &cmd->se_cmd;
 	struct srpt_rdma_ch *ch = cmd->ch;
@@ -933,6 +934,9 @@ static void srpt_build_status(struct srpt_cmd *cmd)
 				      srpt_take_credits(ch), se->scsi_status,
 				      se->sense_buffer, se->scsi_sense_length,
 				      flags, do_resid, di_resid);
+	cmd->rsp_with_data = with_data;
+	if (srpt_send_rsp(cmd))
+		srpt_pending_failed(cmd);
 }
 
 /**
@@ -983,10 +987,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 	ret = srpt_rw_init(cmd);
 	if (ret)
 		return ret;
-	cmd->rsp_with_data = cmd->n_wrs > 0;
-	srpt_build_status(cmd);
-	if (srpt_send_rsp(cmd))
-		srpt_pending_failed(cmd);
+	srpt_send_cmd_rsp(cmd, cmd->n_wrs > 0);
 	return 0;
 }
 
@@ -998,12 +999,8 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
  */
 int srpt_queue_status(struct se_cmd *se_cmd)
 {
-	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
-
-	cmd->rsp_with_data = false;
-	srpt_build_status(cmd);
-	if (srpt_send_rsp(cmd))
-		srpt_pending_failed(cmd);
+	srpt_send_cmd_rsp(container_of(se_cmd, struct srpt_cmd, se_cmd),
+			  false);
 	return 0;
 }
 

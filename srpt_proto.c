@@ -6,9 +6,48 @@
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include "srpt_compat.h"
 #include "srpt_proto.h"
+
+/* Where the fields of an SRP_LOGIN_REQ are in each CM's private data. */
+struct srpt_login_layout {
+	u8 len, opcode, tag, iu_len, buf_fmt, flags, imm_off, i_id, t_id;
+};
+
+#define SRPT_LOGIN_LAYOUT(type) {					\
+	.len = sizeof(struct type),					\
+	.opcode = offsetof(struct type, opcode),			\
+	.tag = offsetof(struct type, tag),				\
+	.iu_len = offsetof(struct type, req_it_iu_len),		\
+	.buf_fmt = offsetof(struct type, req_buf_fmt),			\
+	.flags = offsetof(struct type, req_flags),			\
+	.imm_off = offsetof(struct type, imm_data_offset),		\
+	.i_id = offsetof(struct type, initiator_port_id),		\
+	.t_id = offsetof(struct type, target_port_id),			\
+}
+
+static const struct srpt_login_layout srpt_login_ib =
+	SRPT_LOGIN_LAYOUT(srp_login_req);
+static const struct srpt_login_layout srpt_login_rdma =
+	SRPT_LOGIN_LAYOUT(srp_login_req_rdma);
+
+static int srpt_parse_login(const u8 *p, size_t len,
+			    const struct srpt_login_layout *l,
+			    struct srpt_login *lg)
+{
+	if (len < l->len || p[l->opcode] != SRP_LOGIN_REQ)
+		return -EINVAL;
+	memcpy(&lg->tag, p + l->tag, sizeof(lg->tag));
+	lg->req_it_iu_len = get_unaligned_be32(p + l->iu_len);
+	lg->req_buf_fmt = get_unaligned_be16(p + l->buf_fmt);
+	lg->req_flags = p[l->flags];
+	lg->imm_data_offset = get_unaligned_be16(p + l->imm_off);
+	memcpy(lg->i_port_id, p + l->i_id, 16);
+	memcpy(lg->t_port_id, p + l->t_id, 16);
+	return 0;
+}
 
 /**
  * srpt_parse_login_ib() - parse the 64-byte SRP_LOGIN_REQ of an IB CM REQ
@@ -20,18 +59,7 @@
  */
 int srpt_parse_login_ib(const void *buf, size_t len, struct srpt_login *lg)
 {
-	const struct srp_login_req *req = buf;
-
-	if (len < sizeof(*req) || req->opcode != SRP_LOGIN_REQ)
-		return -EINVAL;
-	memcpy(&lg->tag, &req->tag, sizeof(lg->tag));
-	lg->req_it_iu_len = be32_to_cpu(req->req_it_iu_len);
-	lg->req_buf_fmt = be16_to_cpu(req->req_buf_fmt);
-	lg->req_flags = req->req_flags;
-	lg->imm_data_offset = be16_to_cpu(req->imm_data_offset);
-	memcpy(lg->i_port_id, req->initiator_port_id, 16);
-	memcpy(lg->t_port_id, req->target_port_id, 16);
-	return 0;
+	return srpt_parse_login(buf, len, &srpt_login_ib, lg);
 }
 
 /**
@@ -47,18 +75,7 @@ int srpt_parse_login_ib(const void *buf, size_t len, struct srpt_login *lg)
  */
 int srpt_parse_login_rdma(const void *buf, size_t len, struct srpt_login *lg)
 {
-	const struct srp_login_req_rdma *req = buf;
-
-	if (len < sizeof(*req) || req->opcode != SRP_LOGIN_REQ)
-		return -EINVAL;
-	memcpy(&lg->tag, &req->tag, sizeof(lg->tag));
-	lg->req_it_iu_len = be32_to_cpu(req->req_it_iu_len);
-	lg->req_buf_fmt = be16_to_cpu(req->req_buf_fmt);
-	lg->req_flags = req->req_flags;
-	lg->imm_data_offset = be16_to_cpu(req->imm_data_offset);
-	memcpy(lg->i_port_id, req->initiator_port_id, 16);
-	memcpy(lg->t_port_id, req->target_port_id, 16);
-	return 0;
+	return srpt_parse_login(buf, len, &srpt_login_rdma, lg);
 }
 
 /**
