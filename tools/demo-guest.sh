@@ -24,7 +24,7 @@ lsscsi
 echo "disk: $dev ($(blockdev --getsize64 "$dev") bytes)"
 sg_inq "$dev" | grep -E 'Vendor|Product|revision'
 
-step "4. fio: 10 s random read/write, 4k-64k, qd32, crc32c verify"
+step "4. fio: 32 MiB random read/write, 4k-64k, qd32, crc32c verify"
 fio --name=demo --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
 	--bssplit=4k/50:16k/30:64k/20 --iodepth=32 --size=32M --runtime=10 \
 	--verify=crc32c --verify_fatal=1 --eta=never --output=/tmp/fio.out
@@ -33,10 +33,9 @@ grep -E 'err=|IOPS=|READ:|WRITE:' /tmp/fio.out
 [ $rc = 0 ] || fail "fio failed (rc=$rc)"
 
 step "5. the target's view (configfs)"
-for a in "$TPG_DIR"/acls/*; do
-	echo "ACL ${a##*/}:"
-	sed 's/^/    /' "$a/info" 2>/dev/null
-done
+echo "$TPG_DIR (enable=$(cat "$TPG_DIR/enable" 2>/dev/null)):"
+find "$TPG_DIR" -maxdepth 4 \( -path '*/statistics*' -o -path '*/attrib/*' -o -path '*/param/*' -o -path '*/auth/*' \) -prune -o -print |
+	sed "s,^$SRPT_DIR/,  ," | sort
 cat "$TPG_DIR"/lun/lun_0/statistics/scsi_tgt_port/in_cmds 2>/dev/null |
 	sed 's/^/commands received on lun_0 port: /'
 echo "ib_srp host: $(srp_hosts) ch_count=$(cat /sys/class/scsi_host/"$(srp_hosts | head -n1)"/ch_count) req_lim=$(cat /sys/class/scsi_host/"$(srp_hosts | head -n1)"/req_lim)"

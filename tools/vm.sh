@@ -51,6 +51,7 @@ done
 
 name=$(basename "$SCRIPT_REL" .sh)
 [ "$STOCK" = 1 ] && name="$name-stock"
+[ "$KVER" = 6.12 ] || name="$name-$KVER"
 LOGDIR=${LOGDIR:-$TOP/build/logs/$name}
 rm -rf "$LOGDIR"
 mkdir -p "$LOGDIR"
