@@ -14,8 +14,6 @@ for ch in 1 2 1; do
 	host=$(srp_hosts | head -n1)
 	got=$(cat "/sys/class/scsi_host/$host/ch_count" 2>/dev/null)
 	[ "$got" = "$ch" ] || fail "ib_srp reports ch_count=$got, wanted $ch"
-	sessions=$(ls "$TPG_DIR/acls/"*/ 2>/dev/null | wc -l)
-	log "target sees the ACL dir with $sessions entries; info: $(cat "$TPG_DIR"/acls/*/info 2>/dev/null | head -n3 | tr '\n' ' ')"
 	dd if=/dev/urandom of=/tmp/pat bs=64k count=16 status=none
 	dd if=/tmp/pat of="$dev" bs=64k oflag=direct status=none || fail "write to $dev"
 	dd if="$dev" of=/tmp/back bs=64k count=16 iflag=direct status=none || fail "read from $dev"

@@ -5,7 +5,8 @@
 . "$PROJECT/tools/guest-lib.sh"
 
 standard_setup alpha:64M beta:24M:fileio
-disks=($(srp_login)) || fail "login failed"
+out=$(srp_login) || fail "login failed"
+mapfile -t disks <<<"$out"
 [ ${#disks[@]} -eq 2 ] || fail "expected 2 disks, got ${#disks[@]}: ${disks[*]}"
 lsscsi
 

@@ -4,7 +4,8 @@
 . "$PROJECT/tools/guest-lib.sh"
 
 standard_setup lun0:48M lun1:48M
-disks=($(srp_login "ch_count=2")) || fail "login failed"
+out=$(srp_login "ch_count=2") || fail "login failed"
+mapfile -t disks <<<"$out"
 [ ${#disks[@]} -eq 2 ] || fail "expected 2 disks, got ${#disks[*]}"
 
 cat >/tmp/verify.fio <<EOT

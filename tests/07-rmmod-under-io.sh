@@ -7,7 +7,6 @@
 
 standard_setup vol:64M
 dev=$(srp_login "ch_count=2") || fail "login failed"
-host=$(srp_hosts | head -n1)
 # Fail outstanding I/O quickly once the target is gone.
 for p in /sys/class/srp_remote_ports/port-*; do
 	echo 5 >"$p/fast_io_fail_tmo" 2>/dev/null

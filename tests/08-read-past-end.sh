@@ -2,6 +2,7 @@
 # (h) A READ beyond the last LBA ends with CHECK CONDITION, sense key
 # ILLEGAL REQUEST, ASC/ASCQ 0x21/0x00 (LOGICAL BLOCK ADDRESS OUT OF RANGE);
 # reading the last block itself works.
+# shellcheck disable=SC2046  # $(hex32 N) is meant to split into CDB bytes
 . "$PROJECT/tools/guest-lib.sh"
 
 standard_setup edge:8M

@@ -134,6 +134,7 @@ make_lun() {
 		fail "lun create $name"
 }
 
+# shellcheck disable=SC2120  # scenarios pass an ID
 # make_acl [ID32]: allow an initiator port ID (default ib_srp's) to log in.
 make_acl() {
 	local id=${1:-$INI_PORT_ID}

@@ -6,7 +6,6 @@
 set -euo pipefail
 
 KREL=$1
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${VM_CACHE:-/var/tmp/ib_srpt-vm}
 mkdir -p "$CACHE"
 

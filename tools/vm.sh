@@ -76,6 +76,7 @@ cmdline="console=ttyS0,115200 panic=-1 loglevel=4 printk.time=1"
 cmdline+=" sysctl.kernel.hung_task_timeout_secs=60 sysctl.kernel.hung_task_warnings=-1"
 cmdline+=" softlockup_panic=0 rdinit=/init"
 
+# shellcheck disable=SC2054  # the commas are qemu option syntax
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
       -m "${VM_MEM:-2G}" -smp "${VM_SMP:-2}" -nic none -nographic -no-reboot
       -kernel "/boot/vmlinuz-$KREL" -initrd "$INITRD" -append "$cmdline"
