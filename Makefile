@@ -29,8 +29,17 @@ modules:
 lint:
 	bash tools/lint.sh
 
-check: modules unit
+check: modules unit tools
 	bash tests/run.sh
+
+# User-space helpers the scenarios run inside the guest (it shares the
+# host's root, so they are built here): the raw SRP initiator.
+TOOLS_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
+tools: build/srp-client
+
+build/srp-client: tools/srp-client.c
+	@mkdir -p build
+	$(CC) $(TOOLS_CFLAGS) -o $@ $< -lrdmacm -libverbs
 
 # User-space tests of the SRP wire format (srpt_proto.c), see tests/unit.
 unit:
@@ -45,6 +54,7 @@ demo:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tests/unit clean
+	rm -f build/srp-client
 
-.PHONY: all modules lint check unit fuzz demo clean
+.PHONY: all modules lint check unit fuzz demo clean tools
 endif

@@ -6,6 +6,7 @@ PKGS=(build-essential sparse
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
       qemu-system-x86 busybox-static cpio xz-utils kmod
       rdma-core ibverbs-utils rdmacm-utils srptools infiniband-diags
+      librdmacm-dev libibverbs-dev
       targetcli-fb python3-rtslib-fb dbus
       fio sg3-utils lsscsi xfsprogs iproute2 nvme-cli
       clang libclang-rt-14-dev)
