@@ -5,8 +5,7 @@
 #
 #   tools/demo.sh [--stock] [--kver 6.12|6.1]
 #
-# --stock demonstrates Debian's ib_srpt instead of ours (also used
-# automatically, with a notice, when ./ib_srpt.ko cannot be built).
+# --stock demonstrates Debian's ib_srpt instead of ours.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP"
@@ -25,16 +24,7 @@ bash tools/install-deps.sh
 
 if [ $stock = 0 ]; then
 	echo "==== building ib_srpt.ko"
-	kver=$(ls -d /usr/src/linux-headers-6.12.*-amd64 2>/dev/null | tail -n1)
-	if [ -f Makefile ] && grep -q '^all:\|^default:\|^modules:' Makefile; then
-		build=(make)
-	else
-		build=(make -C "$kver" M="$TOP" modules)
-	fi
-	if ! "${build[@]}" || [ ! -f ib_srpt.ko ]; then
-		echo "!!!! ib_srpt.ko did not build - showing the demo with the stock ib_srpt" >&2
-		stock=1
-	fi
+	make modules tools
 fi
 [ $stock = 1 ] && args+=(--stock)
 
