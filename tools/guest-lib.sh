@@ -98,8 +98,13 @@ load_target() {
 	if [ "$STOCK" = 1 ]; then
 		log "using the stock (Debian) ib_srpt"
 	else
-		local ko=$PROJECT/ib_srpt.ko dir
+		# A build for this very kernel (make modules-6.1 puts one
+		# under build/ko/<release>/), else the tree's own (6.12).
+		local ko=$PROJECT/build/ko/$(uname -r)/ib_srpt.ko dir
+		[ -f "$ko" ] || ko=$PROJECT/ib_srpt.ko
 		[ -f "$ko" ] || fail "no $ko - build the module first (make)"
+		[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ] ||
+			fail "$ko is built for another kernel than $(uname -r) (make modules-6.1?)"
 		dir=/lib/modules/$(uname -r)/updates
 		mkdir -p "$dir"
 		cp "$ko" "$dir/" || fail "cannot install $ko"
