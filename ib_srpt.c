@@ -101,10 +101,13 @@ static int __init srpt_init_module(void)
 {
 	int ret;
 
+	ret = srpt_io_init();
+	if (ret)
+		return ret;
 	ret = srpt_fabric_register();
 	if (ret) {
 		pr_err("registering the srpt fabric failed: %d\n", ret);
-		return ret;
+		goto io_exit;
 	}
 	ret = ib_register_client(&srpt_client);
 	if (ret) {
@@ -118,6 +121,8 @@ static int __init srpt_init_module(void)
 
 unregister_fabric:
 	srpt_fabric_unregister();
+io_exit:
+	srpt_io_exit();
 	return ret;
 }
 
@@ -128,6 +133,7 @@ static void __exit srpt_cleanup_module(void)
 	ib_unregister_client(&srpt_client);
 	srpt_ch_cleanup();
 	srpt_fabric_unregister();
+	srpt_io_exit();
 }
 
 module_init(srpt_init_module);

@@ -329,6 +329,8 @@ struct srpt_rdma_ch {
 extern struct ib_client srpt_client;
 
 /* srpt_io.c: channel state, buffers and the command path */
+int srpt_io_init(void);
+void srpt_io_exit(void);
 bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
 enum srpt_ch_state srpt_ch_state(struct srpt_rdma_ch *ch);
 void srpt_close_ch(struct srpt_rdma_ch *ch);

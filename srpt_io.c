@@ -23,6 +23,28 @@
 static void srpt_run_iu_wait(struct srpt_rdma_ch *ch);
 static void srpt_sq_kick(struct srpt_rdma_ch *ch);
 
+/* Runs channel release work; destroyed (drained) at module unload. */
+static struct workqueue_struct *srpt_wq;
+
+/**
+ * srpt_io_init() - create the workqueue channels are released on
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int srpt_io_init(void)
+{
+	srpt_wq = alloc_workqueue("srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return srpt_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * srpt_io_exit() - wait for release work still running and free the queue
+ */
+void srpt_io_exit(void)
+{
+	destroy_workqueue(srpt_wq);
+}
+
 /**
  * srpt_set_ch_state() - move a channel to a later state
  * @ch: channel
@@ -71,7 +93,7 @@ enum srpt_ch_state srpt_ch_state(struct srpt_rdma_ch *ch)
 void srpt_close_ch(struct srpt_rdma_ch *ch)
 {
 	if (srpt_set_ch_state(ch, SRPT_CH_DISCONNECTING))
-		queue_work(system_long_wq, &ch->release_work);
+		queue_work(srpt_wq, &ch->release_work);
 }
 
 static struct ib_device *srpt_ch_dev(struct srpt_rdma_ch *ch)

@@ -6,9 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
-# The module's sources only: tests/unit is user-space C (libc, libFuzzer).
-mapfile -t srcs < <(git ls-files -- "*.c" "*.h" Makefile Kconfig ":!tests/")
-mapfile -t csrcs < <(git ls-files -- "*.c" "*.h" ":!tests/")
+# The module's sources only (top level): tests/unit and tools/ are user space.
+mapfile -t srcs < <(git ls-files -- "*.c" "*.h" Makefile Kconfig ":!*/*")
+mapfile -t csrcs < <(git ls-files -- "*.c" "*.h" ":!*/*")
 rc=0
 
 kdirs=()
