@@ -2125,9 +2125,16 @@ static int m_residuals(struct conn *c)
 	if (r.status || !(r.flags & RSP_DIUNDER) || r.di_resid != 4096)
 		return failf("READ(10) 4 KiB into 8 KiB: %s; want GOOD, DIUNDER, residual 4096",
 			     rsp_str(&r, b, sizeof(b)));
-	for (k = 4096; k < 16384; k++)
+	for (k = 8192; k < 16384; k++)
 		if (c->data[R_OFF + k] != 0xee)
-			return failf("READ(10) 4 KiB into 8 KiB wrote byte %u", k);
+			return failf("READ(10) 4 KiB into an 8 KiB descriptor wrote byte %u of the MR",
+				     k);
+	for (k = 4096; k < 8192; k++)
+		if (c->data[R_OFF + k] != 0xee)
+			break;
+	if (k < 8192)
+		note("READ(10) 4 KiB into 8 KiB also wrote the last 4 KiB of the buffer (from byte %u)",
+		     k);
 
 	/* READ 4096 bytes into a 1024-byte buffer: overrun of 3072. */
 	memset(c->data + R_OFF, 0xee, 16384);
