@@ -105,6 +105,21 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/*
+ * A work request failed. Any failure, a flush too, means the QP is in the
+ * error state: unless we are draining it ourselves, the channel is dead
+ * (a failed unsignaled RDMA WRITE, for one, only shows as flushed work
+ * requests behind it). srpt_close_ch() does nothing if already closing.
+ */
+static void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
+			   const char *what)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("%s: %s failed: %s\n", ch->sess_name, what,
+				    ib_wc_status_msg(wc->status));
+	srpt_close_ch(ch);
+}
+
 static void srpt_reset_cmd(struct srpt_cmd *cmd)
 {
 	cmd->iu = NULL;
@@ -589,12 +604,8 @@ static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic_add(cmd->sq_held, &ch->sq_wr_avail);
 	cmd->sq_held = 0;
 	cmd->pending = SRPT_PEND_NONE;
-	if (unlikely(wc->status != IB_WC_SUCCESS) &&
-	    wc->status != IB_WC_WR_FLUSH_ERR) {
-		pr_warn_ratelimited("%s: response send failed: %s\n",
-				    ch->sess_name, ib_wc_status_msg(wc->status));
-		srpt_close_ch(ch);
-	}
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		srpt_wc_failed(ch, wc, "response send");
 	srpt_cmd_done(cmd);
 	srpt_sq_kick(ch);
 }
@@ -609,12 +620,7 @@ static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	cmd->sq_held = 0;
 	cmd->pending = SRPT_PEND_NONE;
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_warn_ratelimited("%s: RDMA READ failed: %s\n",
-					    ch->sess_name,
-					    ib_wc_status_msg(wc->status));
-			srpt_close_ch(ch);
-		}
+		srpt_wc_failed(ch, wc, "RDMA READ");
 		transport_generic_request_failure(&cmd->se_cmd,
 						  TCM_CHECK_CONDITION_ABORT_CMD);
 	} else {
@@ -871,12 +877,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool queued = false;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_warn_ratelimited("%s: receive failed: %s\n",
-					    ch->sess_name,
-					    ib_wc_status_msg(wc->status));
-			srpt_close_ch(ch);
-		}
+		srpt_wc_failed(ch, wc, "receive");
 		return;
 	}
 	iu->len = wc->byte_len;

@@ -20,13 +20,9 @@
 CLIENT=$PROJECT/build/srp-client
 # The raw client's initiator port ID (extension || GUID); not ib_srp's.
 CLIENT_ID=00000000000000010002c903c11e0001
-# Known target bugs: reported as XFAIL, and as a failure (XPASS) once fixed.
-#  bad-rkey: the RDMA WRITE of a data-in command fails (remote access error,
-#  the WRITE carries no completion entry), the response SEND is flushed, and
-#  srpt_rsp_done()/srpt_recv_done() take the flush errors for a drain: the
-#  channel stays LIVE with its QP in the error state until the initiator
-#  disconnects.
-XFAIL=(--xfail bad-rkey)
+# Known target bugs, reported as XFAIL (and as a failure, XPASS, once
+# fixed): none.
+XFAIL=()
 CASES=()
 for a in "$@"; do [ -n "$a" ] && CASES+=("$a"); done	# vm.sh may pass ''
 [ ${#CASES[@]} -gt 0 ] || CASES=(all)
