@@ -14,10 +14,7 @@ for ch in 1 2 1; do
 	host=$(srp_hosts | head -n1)
 	got=$(cat "/sys/class/scsi_host/$host/ch_count" 2>/dev/null)
 	[ "$got" = "$ch" ] || fail "ib_srp reports ch_count=$got, wanted $ch"
-	dd if=/dev/urandom of=/tmp/pat bs=64k count=16 status=none
-	dd if=/tmp/pat of="$dev" bs=64k oflag=direct status=none || fail "write to $dev"
-	dd if="$dev" of=/tmp/back bs=64k count=16 iflag=direct status=none || fail "read from $dev"
-	cmp /tmp/pat /tmp/back || fail "data read back differs (ch_count=$ch)"
+	verify_io "$dev" || fail "1 MiB write/read-back failed (ch_count=$ch)"
 	srp_logout || fail "logout (ch_count=$ch) did not remove the SCSI host"
 	[ -z "$(srp_disks)" ] || fail "disk still present after logout"
 	[ ! -e "$dev" ] || log "note: $dev node still exists (devtmpfs lag)"

@@ -42,10 +42,7 @@ load_target
 make_lun vol2 16M
 make_acl
 dev=$(srp_login) || fail "login after reload failed"
-dd if=/dev/urandom of=/tmp/pat bs=64k count=16 status=none
-dd if=/tmp/pat of="$dev" bs=64k oflag=direct status=none || fail "write after reload"
-dd if="$dev" of=/tmp/back bs=64k count=16 iflag=direct status=none || fail "read after reload"
-cmp /tmp/pat /tmp/back || fail "data mismatch after reload"
+verify_io "$dev" || fail "write/read-back after reload failed"
 srp_logout || fail "final logout"
 unload_target || fail "second teardown failed: $UNLOAD_ERR"
 pass "target torn down under I/O, rmmod ok, reload + login ok"

@@ -23,10 +23,7 @@ mkdir "$acls/$TGT_IP/lun_0" || fail "cannot create mapped LUN"
 ln -s "$TPG_DIR/lun/lun_0" "$acls/$TGT_IP/lun_0/map" || fail "cannot map LUN 0"
 dev=$(srp_login) || fail "login with an ACL for $TGT_IP refused"
 log "admitted by IP ACL: $dev"
-dd if=/dev/urandom of=/tmp/pat bs=64k count=8 status=none
-dd if=/tmp/pat of="$dev" bs=64k oflag=direct status=none || fail "write"
-dd if="$dev" of=/tmp/back bs=64k count=8 iflag=direct status=none || fail "read"
-cmp /tmp/pat /tmp/back || fail "data mismatch"
+verify_io "$dev" 8 || fail "write/read-back failed"
 grep -q "$TGT_IP" "$acls/$TGT_IP/info" 2>/dev/null ||
 	log "note: ACL info: $(cat "$acls/$TGT_IP/info" 2>/dev/null | head -n2 | tr '\n' ' ')"
 

@@ -58,10 +58,7 @@ client login-ok >/tmp/client2.out 2>&1 || { cat /tmp/client2.out; fail "raw logi
 # ... and the real initiator logs in and does verified I/O.
 dev=$(srp_login) || fail "ib_srp login after the hostile initiator"
 log "ib_srp: $dev"
-dd if=/dev/urandom of=/tmp/pat bs=64k count=16 status=none
-dd if=/tmp/pat of="$dev" bs=64k oflag=direct status=none || fail "write through ib_srp"
-dd if="$dev" of=/tmp/back bs=64k count=16 iflag=direct status=none || fail "read through ib_srp"
-cmp /tmp/pat /tmp/back || fail "ib_srp data mismatch"
+verify_io "$dev" || fail "write/read-back through ib_srp failed"
 srp_logout || fail "ib_srp logout"
 log "target log: $(dmesg | grep -c 'ib_srpt') ib_srpt lines, last: $(dmesg | grep 'ib_srpt' | tail -n 1)"
 pass "$npass hostile-initiator cases answered per protocol; ib_srp I/O still verified"

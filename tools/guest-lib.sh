@@ -191,6 +191,16 @@ srp_login() {
 	srp_disks
 }
 
+# verify_io DEV [N]: write N (16) random 64 KiB blocks with O_DIRECT, read
+# them back and compare.
+verify_io() {
+	local dev=$1 n=${2:-16}
+	dd if=/dev/urandom of=/tmp/pat bs=64k count="$n" status=none
+	dd if=/tmp/pat of="$dev" bs=64k oflag=direct status=none || return 1
+	dd if="$dev" of=/tmp/back bs=64k count="$n" iflag=direct status=none || return 1
+	cmp -s /tmp/pat /tmp/back
+}
+
 srp_logout() {
 	local p
 	for p in /sys/class/srp_remote_ports/port-*; do
