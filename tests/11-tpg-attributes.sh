@@ -1,0 +1,46 @@
+#!/bin/bash
+# A storage admin tunes the target port group: srp_sq_size sets the credits
+# an initiator gets (ib_srp's req_lim) and every credit comes back once the
+# I/O is done; out-of-range attribute values are refused; a target port can
+# also be named by its port GUID, and a name that is neither GID nor GUID is
+# refused.
+. "$PROJECT/tools/guest-lib.sh"
+
+standard_setup disk0:32M
+attrib=$TPG_DIR/attrib
+for a in srp_max_rdma_size srp_max_rsp_size srp_sq_size; do
+	[ -f "$attrib/$a" ] || fail "no TPG attribute $a"
+	log "$a = $(cat "$attrib/$a")"
+done
+echo 32 >"$attrib/srp_sq_size" || fail "cannot set srp_sq_size=32"
+if echo 0 >"$attrib/srp_sq_size" 2>/dev/null; then
+	fail "srp_sq_size=0 accepted"
+fi
+if echo 8 >"$attrib/srp_max_rsp_size" 2>/dev/null; then
+	fail "srp_max_rsp_size=8 accepted (an SRP_RSP alone is 36 bytes)"
+fi
+[ "$(cat "$attrib/srp_sq_size")" = 32 ] || fail "srp_sq_size is $(cat "$attrib/srp_sq_size"), not 32"
+
+dev=$(srp_login "ch_count=2") || fail "login failed"
+host=$(srp_hosts | head -n1)
+lim=$(cat "/sys/class/scsi_host/$host/req_lim")
+log "ib_srp req_lim after login: $lim"
+[ "$lim" = 32 ] || fail "initiator got $lim credits, srp_sq_size is 32"
+fio --name=credits --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
+	--bs=4k --iodepth=64 --numjobs=2 --size=16M --runtime=10 --time_based \
+	--verify=crc32c --do_verify=1 --output=/tmp/fio.out || { cat /tmp/fio.out; fail "fio failed"; }
+sleep 1
+lim=$(cat "/sys/class/scsi_host/$host/req_lim")
+log "ib_srp req_lim after fio (queue depth above the credits): $lim"
+[ "$lim" = 32 ] || fail "only $lim of 32 credits came back after the I/O"
+srp_logout || fail "logout"
+
+guid=$(sed 's/.*:\(....:....:....:....\)$/\1/' /sys/class/infiniband/rxe1/ports/1/gids/0)
+mkdir "$SRPT_DIR/$guid" || fail "a target port named by port GUID $guid refused"
+rmdir "$SRPT_DIR/$guid"
+for bad in bogus 0x1234 fe80:0000; do
+	if mkdir "$SRPT_DIR/$bad" 2>/dev/null; then
+		fail "target port name '$bad' accepted"
+	fi
+done
+pass "srp_sq_size=32 gives 32 credits, all back after fio; bad values and names refused"
