@@ -23,16 +23,17 @@ fi
 
 dev=$(srp_login "ch_count=2") || fail "login failed"
 host=$(srp_hosts | head -n1)
-lim=$(cat "/sys/class/scsi_host/$host/req_lim")
-log "ib_srp req_lim after login: $lim"
-[ "$lim" = 32 ] || fail "initiator got $lim credits, srp_sq_size is 32"
+req_lim_is() { [ "$(cat "/sys/class/scsi_host/$host/req_lim")" = "$1" ]; }
+# The SCSI scan may still have a command out: wait for it.
+wait_for 10 req_lim_is 32 ||
+	fail "initiator has $(cat "/sys/class/scsi_host/$host/req_lim") credits, srp_sq_size is 32"
+log "ib_srp req_lim after login: 32"
 fio --name=credits --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=64 --numjobs=2 --size=16M --runtime=10 --time_based \
 	--verify=crc32c --do_verify=1 --output=/tmp/fio.out || { cat /tmp/fio.out; fail "fio failed"; }
-sleep 1
-lim=$(cat "/sys/class/scsi_host/$host/req_lim")
-log "ib_srp req_lim after fio (queue depth above the credits): $lim"
-[ "$lim" = 32 ] || fail "only $lim of 32 credits came back after the I/O"
+wait_for 10 req_lim_is 32 ||
+	fail "only $(cat "/sys/class/scsi_host/$host/req_lim") of 32 credits came back after the I/O"
+log "ib_srp req_lim after fio (queue depth above the credits): 32"
 srp_logout || fail "logout"
 
 guid=$(sed 's/.*:\(....:....:....:....\)$/\1/' /sys/class/infiniband/rxe1/ports/1/gids/0)
