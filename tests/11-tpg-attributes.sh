@@ -1,7 +1,8 @@
 #!/bin/bash
 # A storage admin tunes the target port group: srp_sq_size sets the credits
 # an initiator gets (ib_srp's req_lim) and every credit comes back once the
-# I/O is done; out-of-range attribute values are refused; a target port can
+# I/O is done; out-of-range attribute values are refused; disabling the TPG
+# logs initiators out and enabling it lets them reconnect; a target port can
 # also be named by its port GUID, and a name that is neither GID nor GUID is
 # refused.
 . "$PROJECT/tools/guest-lib.sh"
@@ -36,6 +37,22 @@ wait_for 10 req_lim_is 32 ||
 log "ib_srp req_lim after fio (queue depth above the credits): 32"
 srp_logout || fail "logout"
 
+# Disabling the TPG logs the initiator out; enabled again, it reconnects.
+dev=$(srp_login) || fail "login for the disable check"
+host=$(srp_hosts | head -n1)
+for p in /sys/class/srp_remote_ports/port-*; do
+	echo 2 >"$p/reconnect_delay" 2>/dev/null
+done
+released() { [ "$(dmesg | grep -c 'channel released')" -gt "$1" ]; }
+n=$(dmesg | grep -c 'channel released')
+echo 0 >"$TPG_DIR/enable" || fail "cannot disable the TPG"
+wait_for 30 released "$n" || fail "channel not released after disabling the TPG"
+log "TPG disabled: channel released"
+echo 1 >"$TPG_DIR/enable" || fail "cannot enable the TPG"
+wait_for 60 verify_io "$dev" 4 || fail "no I/O after the TPG was enabled again"
+log "TPG enabled: the initiator reconnected and does I/O"
+srp_logout || fail "logout"
+
 guid=$(sed 's/.*:\(....:....:....:....\)$/\1/' /sys/class/infiniband/rxe1/ports/1/gids/0)
 mkdir "$SRPT_DIR/$guid" || fail "a target port named by port GUID $guid refused"
 rmdir "$SRPT_DIR/$guid"
@@ -44,4 +61,4 @@ for bad in bogus 0x1234 fe80:0000; do
 		fail "target port name '$bad' accepted"
 	fi
 done
-pass "srp_sq_size=32 gives 32 credits, all back after fio; bad values and names refused"
+pass "srp_sq_size=32 gives 32 credits, all back after fio; TPG disable/enable; bad values and names refused"
