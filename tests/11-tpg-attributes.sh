@@ -43,11 +43,12 @@ host=$(srp_hosts | head -n1)
 for p in /sys/class/srp_remote_ports/port-*; do
 	echo 2 >"$p/reconnect_delay" 2>/dev/null
 done
-released() { [ "$(dmesg | grep -c 'channel released')" -gt "$1" ]; }
-n=$(dmesg | grep -c 'channel released')
+# LIO's view of the ACL: "No active ... session" once the channel is gone.
+no_session() { grep -q "No active" "$TPG_DIR"/acls/*/info; }
+no_session && fail "LIO shows no session while logged in"
 echo 0 >"$TPG_DIR/enable" || fail "cannot disable the TPG"
-wait_for 30 released "$n" || fail "channel not released after disabling the TPG"
-log "TPG disabled: channel released"
+wait_for 30 no_session || fail "session still there after disabling the TPG"
+log "TPG disabled: session gone"
 echo 1 >"$TPG_DIR/enable" || fail "cannot enable the TPG"
 wait_for 60 verify_io "$dev" 4 || fail "no I/O after the TPG was enabled again"
 log "TPG enabled: the initiator reconnected and does I/O"
