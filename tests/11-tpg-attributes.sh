@@ -30,7 +30,7 @@ wait_for 10 req_lim_is 32 ||
 	fail "initiator has $(cat "/sys/class/scsi_host/$host/req_lim") credits, srp_sq_size is 32"
 log "ib_srp req_lim after login: 32"
 fio --name=credits --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
-	--bs=4k --iodepth=64 --numjobs=2 --size=16M --runtime=10 --time_based \
+	--bs=4k --iodepth=64 --size=16M --runtime=10 --time_based \
 	--verify=crc32c --do_verify=1 --output=/tmp/fio.out || { cat /tmp/fio.out; fail "fio failed"; }
 wait_for 10 req_lim_is 32 ||
 	fail "only $(cat "/sys/class/scsi_host/$host/req_lim") of 32 credits came back after the I/O"
