@@ -44,12 +44,14 @@ host=$(srp_hosts | head -n1)
 for p in /sys/class/srp_remote_ports/port-*; do
 	echo 2 >"$p/reconnect_delay" 2>/dev/null
 done
-# LIO's view of the ACL: "No active ... session" once the channel is gone.
-no_session() { grep -q "No active" "$TPG_DIR"/acls/*/info; }
-no_session && fail "LIO shows no session while logged in"
+# The initiator's view: its remote port leaves "running" once the target
+# has dropped the channel (and stays out while reconnects are refused).
+rport_running() { grep -q running /sys/class/srp_remote_ports/port-*/state; }
+rport_running || fail "SRP remote port not running while logged in"
 echo 0 >"$TPG_DIR/enable" || fail "cannot disable the TPG"
-wait_for 30 no_session || fail "session still there after disabling the TPG"
-log "TPG disabled: session gone"
+wait_for 30 sh -c '! grep -q running /sys/class/srp_remote_ports/port-*/state' ||
+	fail "initiator still connected after disabling the TPG"
+log "TPG disabled: initiator disconnected ($(cat /sys/class/srp_remote_ports/port-*/state))"
 echo 1 >"$TPG_DIR/enable" || fail "cannot enable the TPG"
 wait_for 60 verify_io "$dev" 4 || fail "no I/O after the TPG was enabled again"
 log "TPG enabled: the initiator reconnected and does I/O"
