@@ -38,7 +38,7 @@ modules-6.1:
 lint:
 	bash tools/lint.sh
 
-check: modules unit tools
+check: deps modules unit tools
 	bash tests/run.sh
 
 # User-space helpers the scenarios run inside the guest (it shares the
@@ -49,6 +49,10 @@ tools: build/srp-client
 build/srp-client: tools/srp-client.c
 	@mkdir -p build
 	$(CC) $(TOOLS_CFLAGS) -o $@ $< -lrdmacm -libverbs
+
+# Packages the build and the tests need (idempotent apt-get install).
+deps:
+	bash tools/install-deps.sh
 
 # User-space tests of the SRP wire format (srpt_proto.c), see tests/unit.
 unit:
@@ -65,5 +69,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client
 
-.PHONY: all modules modules-6.1 lint check unit fuzz demo clean tools
+.PHONY: all deps modules modules-6.1 lint check unit fuzz demo clean tools
 endif
