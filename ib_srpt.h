@@ -332,7 +332,6 @@ extern struct ib_client srpt_client;
 int srpt_io_init(void);
 void srpt_io_exit(void);
 bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
-enum srpt_ch_state srpt_ch_state(struct srpt_rdma_ch *ch);
 void srpt_close_ch(struct srpt_rdma_ch *ch);
 int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
 void srpt_free_ch_bufs(struct srpt_rdma_ch *ch);

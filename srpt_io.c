@@ -72,17 +72,6 @@ bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 }
 
 /**
- * srpt_ch_state() - current state of a channel
- * @ch: channel
- *
- * Return: the state; it may change right after.
- */
-enum srpt_ch_state srpt_ch_state(struct srpt_rdma_ch *ch)
-{
-	return READ_ONCE(ch->state);
-}
-
-/**
  * srpt_close_ch() - start tearing a channel down
  * @ch: channel
  *
@@ -137,41 +126,6 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->pending = SRPT_PEND_NONE;
 }
 
-/**
- * srpt_free_ch_bufs() - free receive buffers and the command pool
- * @ch: channel whose QP is gone or never had work posted
- */
-void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
-{
-	struct ib_device *dev = srpt_ch_dev(ch);
-	u32 i;
-
-	for (i = 0; ch->recv && i < ch->rq_size; i++) {
-		struct srpt_recv_iu *iu = &ch->recv[i];
-
-		if (!iu->buf)
-			continue;
-		if (iu->dma)
-			ib_dma_unmap_single(dev, iu->dma, ch->max_req_size,
-					    DMA_FROM_DEVICE);
-		kfree(iu->buf);
-	}
-	kfree(ch->recv);
-	ch->recv = NULL;
-	for (i = 0; ch->cmds && i < ch->n_cmds; i++) {
-		struct srpt_cmd *cmd = &ch->cmds[i];
-
-		if (!cmd->rsp_buf)
-			continue;
-		if (cmd->rsp_dma)
-			ib_dma_unmap_single(dev, cmd->rsp_dma, ch->max_rsp_size,
-					    DMA_TO_DEVICE);
-		kfree(cmd->rsp_buf);
-	}
-	kvfree(ch->cmds);
-	ch->cmds = NULL;
-}
-
 static void *srpt_alloc_dma_buf(struct ib_device *dev, u32 size,
 				enum dma_data_direction dir, u64 *dma)
 {
@@ -186,6 +140,37 @@ static void *srpt_alloc_dma_buf(struct ib_device *dev, u32 size,
 		return NULL;
 	}
 	return buf;
+}
+
+/* Undo srpt_alloc_dma_buf(); @buf may be NULL (allocation never got there). */
+static void srpt_free_dma_buf(struct ib_device *dev, void *buf, u64 dma,
+			      u32 size, enum dma_data_direction dir)
+{
+	if (!buf)
+		return;
+	ib_dma_unmap_single(dev, dma, size, dir);
+	kfree(buf);
+}
+
+/**
+ * srpt_free_ch_bufs() - free receive buffers and the command pool
+ * @ch: channel whose QP is gone or never had work posted
+ */
+void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
+{
+	struct ib_device *dev = srpt_ch_dev(ch);
+	u32 i;
+
+	for (i = 0; ch->recv && i < ch->rq_size; i++)
+		srpt_free_dma_buf(dev, ch->recv[i].buf, ch->recv[i].dma,
+				  ch->max_req_size, DMA_FROM_DEVICE);
+	kfree(ch->recv);
+	ch->recv = NULL;
+	for (i = 0; ch->cmds && i < ch->n_cmds; i++)
+		srpt_free_dma_buf(dev, ch->cmds[i].rsp_buf, ch->cmds[i].rsp_dma,
+				  ch->max_rsp_size, DMA_TO_DEVICE);
+	kvfree(ch->cmds);
+	ch->cmds = NULL;
 }
 
 /**
