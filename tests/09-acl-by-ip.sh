@@ -15,7 +15,7 @@ if SRP_EXPECT=1 srp_login >/dev/null; then
 fi
 srp_logout
 
-# ib_srp logs in from the address the route to 10.99.0.1 uses (loopback:
+# ib_srp logs in from the address the route to 192.0.2.1 uses (loopback:
 # the target's own address, see guest-lib.sh).
 mkdir "$acls/$TGT_IP" || fail "cannot create ACL $TGT_IP"
 # Map LUN 0 for it, as targetcli does for ib.<hex> ACLs.

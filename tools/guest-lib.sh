@@ -2,11 +2,11 @@
 # Helpers for guest scenarios (tests/NN-*.sh), sourced inside the test VM
 # started by tools/vm.sh.
 #
-# Topology: soft-RoCE rxe0 on veth0 (10.99.0.1) carries BOTH the target and
+# Topology: soft-RoCE rxe0 on veth0 (192.0.2.1) carries BOTH the target and
 # the initiator (rxe loopback): ib_srp logs in through srp-rxe0-1 to
-# 10.99.0.1:5555 over RDMA/CM.  A second device rxe1 on veth1 (10.99.0.2)
+# 192.0.2.1:5555 over RDMA/CM.  A second device rxe1 on veth1 (192.0.2.2)
 # exists so that the target has to cope with two HCAs, but it cannot be the
-# initiator side: 10.99.0.1 is a local address, so RDMA/CM resolves the route
+# initiator side: 192.0.2.1 is a local address, so RDMA/CM resolves the route
 # to rxe0 and rdma_create_qp() on an rxe1 PD fails with -EINVAL ("QP creation
 # failed for dev rxe1: -22"); ib_srp only works in init_net, so network
 # namespaces cannot separate the two either.
@@ -28,8 +28,8 @@ RESULTS=${RESULTS:-/mnt/results}
 STOCK=${STOCK:-0}
 TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
 
-TGT_IP=10.99.0.1
-INI_IP=10.99.0.2
+TGT_IP=192.0.2.1
+INI_IP=192.0.2.2
 SRP_PORT=5555
 # Fixed MACs make the RoCE GIDs/GUIDs (and so the ACL names) reproducible:
 # rxe0 port GUID 0000:00ff:fe00:0001, rxe1 port GUID 0000:00ff:fe00:0002.
@@ -98,17 +98,14 @@ load_target() {
 	if [ "$STOCK" = 1 ]; then
 		log "using the stock (Debian) ib_srpt"
 	else
-		# A build for this very kernel (make modules-6.1 puts one
-		# under build/ko/<release>/), else the tree's own (6.12).
-		local ko=$PROJECT/build/ko/$(uname -r)/ib_srpt.ko dir
-		[ -f "$ko" ] || ko=$PROJECT/ib_srpt.ko
-		[ -f "$ko" ] || fail "no $ko - build the module first (make)"
+		# vm.sh prepared our modules with their depmod index for this
+		# kernel (tools/prep-modules.sh): copy them over /lib/modules.
+		local mods=$PROJECT/build/modules/$(uname -r) ko
+		ko=$mods/updates/ib_srpt.ko
+		[ -f "$ko" ] || fail "no $ko - build the module first (make, or make modules-6.1)"
 		[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ] ||
 			fail "$ko is built for another kernel than $(uname -r) (make modules-6.1?)"
-		dir=/lib/modules/$(uname -r)/updates
-		mkdir -p "$dir"
-		cp "$ko" "$dir/" || fail "cannot install $ko"
-		depmod -a || fail "depmod"
+		cp -r "$mods"/. "/lib/modules/$(uname -r)/" || fail "cannot install $ko"
 		log "using our ib_srpt: $(modinfo -F filename ib_srpt)"
 	fi
 	modprobe ib_srpt || fail "modprobe ib_srpt"
@@ -126,13 +123,45 @@ load_target() {
 	TGT_WWN=ib.$TGT_GID
 }
 
-# make_lun NAME SIZE [ramdisk|fileio]: backstore NAME of SIZE (e.g. 64M)
-# mapped as the next LUN.  fileio = sparse file on the guest's /tmp (tmpfs).
+# make_nullb SIZE: a memory-backed null_blk device of SIZE (e.g. 64M, 1G)
+# with 512-byte blocks, created through null_blk's configfs; prints its
+# /dev path.  It completes I/O asynchronously, like a real disk.
+make_nullb() {
+	local size=$1 mb n d dev
+	case $size in
+	*G) mb=$(( ${size%G} * 1024 )) ;;
+	*M) mb=${size%M} ;;
+	*) fail "make_nullb: size $size not in M or G" ;;
+	esac
+	modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
+	for ((n = 0; ; n++)); do
+		d=/sys/kernel/config/nullb/nullb$n
+		[ -e "$d" ] || break
+	done
+	mkdir "$d" || fail "mkdir $d"
+	echo 1 >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
+		echo "$mb" >"$d/size" && echo 1 >"$d/power" ||
+		fail "cannot configure null_blk $d"
+	# 6.12 names the disk after the configfs directory, 6.1 after index.
+	dev=/dev/nullb$(cat "$d/index")
+	[ -b "/dev/${d##*/}" ] && dev=/dev/${d##*/}
+	wait_for 10 test -b "$dev" || fail "no block device for $d"
+	echo "$dev"
+}
+
+# make_lun NAME SIZE [ramdisk|fileio|block]: backstore NAME of SIZE (e.g.
+# 64M) mapped as the next LUN.  fileio = sparse file on the guest's /tmp
+# (tmpfs); block = iblock on a memory-backed null_blk device (make_nullb):
+# the only kind that consumes write buffers after the command was handed
+# over, as a real disk does.
 make_lun() {
-	local name=$1 size=$2 type=${3:-ramdisk}
+	local name=$1 size=$2 type=${3:-ramdisk} dev
 	case $type in
 	ramdisk) targetcli_q /backstores/ramdisk create "$name" "$size" ;;
 	fileio) targetcli_q /backstores/fileio create "$name" "/tmp/$name.img" "$size" ;;
+	block)
+		dev=$(make_nullb "$size") || exit 1
+		targetcli_q /backstores/block create "$name" "$dev" ;;
 	*) fail "make_lun: unknown backstore type $type" ;;
 	esac || fail "$type create $name $size"
 	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/$type/$name" ||

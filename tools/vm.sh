@@ -59,6 +59,18 @@ LOGDIR=$(realpath "$LOGDIR")
 
 INITRD=$("$TOP/tools/mkinitramfs.sh" "$KREL")
 
+# Our modules with their depmod index, for the guest to copy into
+# /lib/modules (guest-lib.sh load_target): the build for this very kernel
+# (make modules-6.1 puts one under build/ko/<release>/), else the tree's.
+if [ "$STOCK" != 1 ]; then
+	ko=$TOP/build/ko/$KREL/ib_srpt.ko
+	[ -f "$ko" ] || ko=$TOP/ib_srpt.ko
+	if [ -f "$ko" ]; then
+		"$TOP/tools/prep-modules.sh" "$KREL" "$TOP/build/modules/$KREL" "$ko" ||
+			{ echo "vm.sh: cannot prepare the module index" >&2; exit 2; }
+	fi
+fi
+
 # Job description for the guest (read by tools/guest-init.sh).
 {
 	printf 'SCRIPT=%q\n' "$SCRIPT_REL"
