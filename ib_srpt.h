@@ -158,17 +158,21 @@ struct srpt_cm_ops {
  * struct srpt_recv_iu - a receive buffer
  * @cqe: completion handler
  * @ch: channel
- * @buf: buffer of ch->max_req_size bytes
- * @dma: its DMA address
+ * @base: the allocation, ch->recv_pad bytes before @buf
+ * @buf: where the IU is received, ch->max_req_size bytes
+ * @dma: DMA address of @buf
  * @len: bytes received
+ * @imm_sg: ch->imm_sg_cnt entries for the immediate data of an SRP_CMD
  * @entry: in ch->iu_wait while not yet dispatched
  */
 struct srpt_recv_iu {
 	struct ib_cqe		cqe;
 	struct srpt_rdma_ch	*ch;
+	void			*base;
 	void			*buf;
 	u64			dma;
 	u32			len;
+	struct scatterlist	*imm_sg;
 	struct list_head	entry;
 };
 
@@ -219,11 +223,11 @@ enum srpt_pending {
  * @n_active: entries of @rw initialised for the transfer
  * @n_wrs: send queue slots the RDMA contexts use
  * @sq_held: send queue slots held by what is posted
- * @data_sg: data buffer handed to LIO (chained @rw sgs)
+ * @data_sg: data buffer handed to LIO (chained @rw sgs, or @iu->imm_sg)
  * @data_nents: entries in @data_sg
- * @imm_sg: data buffer for immediate data
  * @imm: data came as immediate data
  * @data_out: RDMA READ direction
+ * @rw_ready: the RDMA contexts for what @pending needs are initialised
  * @rsp_with_data: the response follows RDMA WRITEs of data-in
  * @lio: @se_cmd was initialised with LIO
  * @pending: what the command waits for in ch->sq_wait
@@ -248,9 +252,9 @@ struct srpt_cmd {
 	u32			sq_held;
 	struct scatterlist	*data_sg;
 	unsigned int		data_nents;
-	struct scatterlist	imm_sg;
 	bool			imm;
 	bool			data_out;
+	bool			rw_ready;
 	bool			rsp_with_data;
 	bool			lio;
 	enum srpt_pending	pending;
@@ -276,13 +280,22 @@ struct srpt_cmd {
  * @max_rsp_size: MAX_TI_IU_LEN, size of a response buffer
  * @max_rdma_size: most bytes per RDMA context
  * @imm_data_offset: immediate data offset, 0 if not granted
+ * @recv_pad: bytes in front of each receive buffer, so that immediate
+ *	data starts on a page boundary as block devices need it
+ * @recv_alloc: bytes allocated per receive buffer
+ * @imm_sg_cnt: scatterlist entries per receive buffer for immediate data
  * @recv: receive buffers
+ * @imm_sgs: the scatterlists of all receive buffers
  * @cmds: command pool
  * @free_cmds: unused entries of @cmds
  * @iu_wait: received IUs not yet dispatched, in arrival order
- * @sq_wait: commands waiting for send queue slots
+ * @sq_wait: commands waiting for send queue slots or RDMA contexts, in
+ *	the order they must start
+ * @sq_kicking: one context is starting the commands of @sq_wait
+ * @sq_kick_again: resources came back while @sq_kicking; look again
  * @sq_wr_avail: free send queue slots
  * @sq_wr_total: send queue slots in all
+ * @rw_active: RDMA contexts initialised (holding MRs, on iWARP)
  * @req_lim_delta: credits to return with the next response
  * @i_port_id: initiator port identifier
  * @t_port_id: target port identifier
@@ -309,13 +322,20 @@ struct srpt_rdma_ch {
 	u32				max_rsp_size;
 	u32				max_rdma_size;
 	u16				imm_data_offset;
+	u32				recv_pad;
+	u32				recv_alloc;
+	u32				imm_sg_cnt;
 	struct srpt_recv_iu		*recv;
+	struct scatterlist		*imm_sgs;
 	struct srpt_cmd			*cmds;
 	struct list_head		free_cmds;
 	struct list_head		iu_wait;
 	struct list_head		sq_wait;
+	bool				sq_kicking;
+	bool				sq_kick_again;
 	atomic_t			sq_wr_avail;
 	u32				sq_wr_total;
+	atomic_t			rw_active;
 	atomic_t			req_lim_delta;
 	u8				i_port_id[16];
 	u8				t_port_id[16];

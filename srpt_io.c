@@ -121,6 +121,7 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->data_nents = 0;
 	cmd->imm = false;
 	cmd->data_out = false;
+	cmd->rw_ready = false;
 	cmd->rsp_with_data = false;
 	cmd->lio = false;
 	cmd->pending = SRPT_PEND_NONE;
@@ -152,6 +153,70 @@ static void srpt_free_dma_buf(struct ib_device *dev, void *buf, u64 dma,
 	kfree(buf);
 }
 
+/*
+ * Receive buffers. With immediate data granted, the data of an SRP_CMD
+ * sits at imm_data_offset in the IU and LIO hands it to the backstore
+ * in place. A block device needs it aligned (null_blk, for one, copies
+ * whole 512-byte sectors and silently mixes up a buffer that is not), so
+ * each buffer is whole pages and the IU is received recv_pad bytes into
+ * it: the immediate data then starts on a page boundary.
+ */
+static void srpt_recv_layout(struct srpt_rdma_ch *ch)
+{
+	u32 data_max;
+
+	ch->recv_pad = 0;
+	ch->imm_sg_cnt = 0;
+	ch->recv_alloc = ch->max_req_size;
+	if (!ch->imm_data_offset)
+		return;
+	ch->recv_pad = (PAGE_SIZE - ch->imm_data_offset % PAGE_SIZE) %
+		       PAGE_SIZE;
+	ch->recv_alloc = PAGE_ALIGN(ch->recv_pad + ch->max_req_size);
+	data_max = ch->max_req_size - ch->imm_data_offset;
+	ch->imm_sg_cnt = DIV_ROUND_UP(data_max, PAGE_SIZE);
+}
+
+static int srpt_alloc_recv_buf(struct srpt_rdma_ch *ch,
+			       struct srpt_recv_iu *iu)
+{
+	struct ib_device *dev = srpt_ch_dev(ch);
+
+	if (ch->imm_data_offset)
+		iu->base = alloc_pages_exact(ch->recv_alloc,
+					     GFP_KERNEL | __GFP_ZERO);
+	else
+		iu->base = kzalloc(ch->recv_alloc, GFP_KERNEL);
+	if (!iu->base)
+		return -ENOMEM;
+	iu->buf = iu->base + ch->recv_pad;
+	iu->dma = ib_dma_map_single(dev, iu->buf, ch->max_req_size,
+				    DMA_FROM_DEVICE);
+	if (!ib_dma_mapping_error(dev, iu->dma))
+		return 0;
+	if (ch->imm_data_offset)
+		free_pages_exact(iu->base, ch->recv_alloc);
+	else
+		kfree(iu->base);
+	iu->base = NULL;
+	return -ENOMEM;
+}
+
+/* Undo srpt_alloc_recv_buf(); nothing to do if it never succeeded. */
+static void srpt_free_recv_buf(struct srpt_rdma_ch *ch,
+			       struct srpt_recv_iu *iu)
+{
+	if (!iu->base)
+		return;
+	ib_dma_unmap_single(srpt_ch_dev(ch), iu->dma, ch->max_req_size,
+			    DMA_FROM_DEVICE);
+	if (ch->imm_data_offset)
+		free_pages_exact(iu->base, ch->recv_alloc);
+	else
+		kfree(iu->base);
+	iu->base = NULL;
+}
+
 /**
  * srpt_free_ch_bufs() - free receive buffers and the command pool
  * @ch: channel whose QP is gone or never had work posted
@@ -162,10 +227,11 @@ void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
 	u32 i;
 
 	for (i = 0; ch->recv && i < ch->rq_size; i++)
-		srpt_free_dma_buf(dev, ch->recv[i].buf, ch->recv[i].dma,
-				  ch->max_req_size, DMA_FROM_DEVICE);
+		srpt_free_recv_buf(ch, &ch->recv[i]);
 	kfree(ch->recv);
 	ch->recv = NULL;
+	kfree(ch->imm_sgs);
+	ch->imm_sgs = NULL;
 	for (i = 0; ch->cmds && i < ch->n_cmds; i++)
 		srpt_free_dma_buf(dev, ch->cmds[i].rsp_buf, ch->cmds[i].rsp_dma,
 				  ch->max_rsp_size, DMA_TO_DEVICE);
@@ -173,9 +239,38 @@ void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
 	ch->cmds = NULL;
 }
 
+static int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch)
+{
+	u32 i;
+
+	srpt_recv_layout(ch);
+	ch->recv = kcalloc(ch->rq_size, sizeof(*ch->recv), GFP_KERNEL);
+	if (!ch->recv)
+		return -ENOMEM;
+	if (ch->imm_sg_cnt) {
+		ch->imm_sgs = kcalloc(ch->rq_size * ch->imm_sg_cnt,
+				      sizeof(*ch->imm_sgs), GFP_KERNEL);
+		if (!ch->imm_sgs)
+			return -ENOMEM;
+	}
+	for (i = 0; i < ch->rq_size; i++) {
+		struct srpt_recv_iu *iu = &ch->recv[i];
+
+		iu->ch = ch;
+		iu->cqe.done = srpt_recv_done;
+		INIT_LIST_HEAD(&iu->entry);
+		if (ch->imm_sgs)
+			iu->imm_sg = &ch->imm_sgs[i * ch->imm_sg_cnt];
+		if (srpt_alloc_recv_buf(ch, iu))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /**
  * srpt_alloc_ch_bufs() - allocate receive buffers and the command pool
- * @ch: channel with rq_size, max_req_size and max_rsp_size set
+ * @ch: channel with rq_size, max_req_size, max_rsp_size and
+ *	imm_data_offset set
  *
  * There are twice as many commands as receive buffers: a command keeps
  * its pool entry until its response SEND completes, and the initiator may
@@ -189,20 +284,8 @@ int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
 	u32 i;
 
 	INIT_LIST_HEAD(&ch->free_cmds);
-	ch->recv = kcalloc(ch->rq_size, sizeof(*ch->recv), GFP_KERNEL);
-	if (!ch->recv)
+	if (srpt_alloc_recv_bufs(ch))
 		goto nomem;
-	for (i = 0; i < ch->rq_size; i++) {
-		struct srpt_recv_iu *iu = &ch->recv[i];
-
-		iu->ch = ch;
-		iu->cqe.done = srpt_recv_done;
-		INIT_LIST_HEAD(&iu->entry);
-		iu->buf = srpt_alloc_dma_buf(dev, ch->max_req_size,
-					     DMA_FROM_DEVICE, &iu->dma);
-		if (!iu->buf)
-			goto nomem;
-	}
 	ch->n_cmds = 2 * ch->rq_size;
 	ch->cmds = kvcalloc(ch->n_cmds, sizeof(*ch->cmds), GFP_KERNEL);
 	if (!ch->cmds)
@@ -347,6 +430,28 @@ static void srpt_free_data(struct srpt_cmd *cmd)
 }
 
 /*
+ * Immediate data stays in the receive buffer, where it starts on a page
+ * boundary (srpt_recv_layout()): describe it page by page, as LIO and the
+ * block layer expect a data buffer to be.
+ */
+static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
+{
+	struct srpt_recv_iu *iu = cmd->iu;
+	void *data = iu->buf + ci->imm_off;
+	u32 n = DIV_ROUND_UP(ci->data_len, PAGE_SIZE), i;
+
+	WARN_ON_ONCE(offset_in_page(data) || n > cmd->ch->imm_sg_cnt);
+	sg_init_table(iu->imm_sg, n);
+	for (i = 0; i < n; i++)
+		sg_set_page(&iu->imm_sg[i], virt_to_page(data + i * PAGE_SIZE),
+			    min_t(u32, ci->data_len - i * PAGE_SIZE, PAGE_SIZE),
+			    0);
+	cmd->imm = true;
+	cmd->data_sg = iu->imm_sg;
+	cmd->data_nents = n;
+}
+
+/*
  * Allocate the data buffer of a command: one scatterlist per RDMA context
  * (a remote buffer, cut into pieces of at most max_rdma_size), chained so
  * that LIO sees a single list. Immediate data stays in the receive buffer.
@@ -361,13 +466,8 @@ static int srpt_alloc_data(struct srpt_cmd *cmd,
 
 	cmd->data_out = ci->data_out;
 	if (ci->fmt == SRP_DATA_DESC_IMM) {
-		if (!ci->data_len)
-			return 0;
-		sg_init_one(&cmd->imm_sg, cmd->iu->buf + ci->imm_off,
-			    ci->data_len);
-		cmd->imm = true;
-		cmd->data_sg = &cmd->imm_sg;
-		cmd->data_nents = 1;
+		if (ci->data_len)
+			srpt_imm_sg(cmd, ci);
 		return 0;
 	}
 	for (i = 0; i < ci->n_desc; i++)
