@@ -94,7 +94,7 @@ u32 srpt_check_login(const struct srpt_login *lg,
 		return SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE;
 	if (!lg->req_buf_fmt || (lg->req_buf_fmt & ~SRPT_BUF_FMTS))
 		return SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT;
-	if ((lg->req_flags & 3) > SRP_MULTICHAN_MULTI)
+	if ((lg->req_flags & SRPT_MULTICHAN_MASK) > SRP_MULTICHAN_MULTI)
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	if (memcmp(lg->t_port_id, lim->t_port_id, 16))
 		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
@@ -197,6 +197,23 @@ static enum srpt_cmd_err srpt_parse_indirect(const u8 *p, u32 room, u8 cnt,
 	return SRPT_CMD_OK;
 }
 
+/* SCSI opcode of variable-length CDBs; their byte 7 + 8 is their length. */
+#define SRPT_VARLEN_CDB		0x7f
+
+/*
+ * The CDB length an opcode implies, as the SCSI midlayer and LIO compute
+ * it (scsi_command_size()): by group code, or from a variable-length
+ * CDB's own length byte. LIO copies that many bytes.
+ */
+static u32 srpt_cdb_len_needed(const u8 *cdb)
+{
+	static const u8 group_len[8] = { 6, 10, 10, 12, 16, 12, 10, 10 };
+
+	if (cdb[0] == SRPT_VARLEN_CDB)
+		return cdb[7] + 8;
+	return group_len[cdb[0] >> 5];
+}
+
 /**
  * srpt_parse_cmd() - validate an SRP_CMD and describe its data buffers
  * @iu: received bytes
@@ -228,6 +245,8 @@ enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
 		return SRPT_CMD_BAD_IU;
 	ci->cdb = cmd->cdb;
 	ci->cdb_len = 16 + (cmd->add_cdb_len & ~3);
+	if (srpt_cdb_len_needed(ci->cdb) > ci->cdb_len)
+		return SRPT_CMD_BAD_CDB;
 
 	out_fmt = cmd->buf_fmt >> 4;
 	in_fmt = cmd->buf_fmt & 0xf;
@@ -358,6 +377,31 @@ u32 srpt_build_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
 		sense_len = 0;
 	}
 	return SRPT_RSP_FIXED_LEN + sense_len;
+}
+
+/**
+ * srpt_iu_set_req_lim_delta() - fill in the credits an IU to send returns
+ * @iu: a target-to-initiator IU, at least 8 bytes
+ * @delta: REQ_LIM_DELTA
+ *
+ * SRP_RSP, SRP_CRED_REQ and SRP_AER_REQ carry REQ_LIM_DELTA in bytes 4-7;
+ * other IUs (SRP_T_LOGOUT has its reason there) have no such field.
+ *
+ * Return: true if @iu has the field and it was set.
+ */
+bool srpt_iu_set_req_lim_delta(void *iu, u32 delta)
+{
+	u8 *p = iu;
+
+	switch (p[0]) {
+	case SRP_RSP:
+	case SRP_CRED_REQ:
+	case SRP_AER_REQ:
+		put_unaligned_be32(delta, p + 4);
+		return true;
+	default:
+		return false;
+	}
 }
 
 /**

@@ -15,8 +15,14 @@
 /* Size of the fixed part of SRP_CMD and of SRP_RSP. */
 #define SRPT_CMD_FIXED_LEN	48
 #define SRPT_RSP_FIXED_LEN	36
+/* Multichannel action bits of the login request flags. */
+#define SRPT_MULTICHAN_MASK	0x03
 /* Buffer formats this target implements. */
 #define SRPT_BUF_FMTS		(SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT)
+
+/* Additional sense code and qualifier (ASC << 8 | ASCQ) of refusals. */
+#define SRPT_ASC_INVALID_IU_FIELD	0x0e03	/* in COMMAND INFORMATION UNIT */
+#define SRPT_ASC_INVALID_CDB_FIELD	0x2400	/* INVALID FIELD IN CDB */
 
 /* Response codes in the 4 bytes of SRP_RSP response data (TM results). */
 enum srpt_tm_rsp_code {
@@ -85,6 +91,7 @@ enum srpt_cmd_err {
 	SRPT_CMD_BAD_IU,	/* IU malformed: fields inconsistent */
 	SRPT_CMD_BAD_FMT,	/* a buffer format this target cannot do */
 	SRPT_CMD_TOO_BIG,	/* data length over the target's limit */
+	SRPT_CMD_BAD_CDB,	/* the CDB is longer than the IU carries */
 };
 
 /**
@@ -92,7 +99,8 @@ enum srpt_cmd_err {
  * @tag: command tag, opaque (echoed back)
  * @lun: 8-byte SAM LUN as it came on the wire
  * @cdb: pointer to the CDB inside the IU
- * @cdb_len: CDB length (16 + additional CDB length)
+ * @cdb_len: CDB length (16 + additional CDB length), at least what the
+ *	CDB's opcode says it needs
  * @task_attr: SRP task attribute (low 3 bits of byte 29)
  * @data_out: true if the command carries data to the target
  * @fmt: data buffer format (SRP_DATA_DESC_*) of the direction in use
@@ -149,6 +157,7 @@ int srpt_parse_tsk_mgmt(const void *iu, u32 len, struct srpt_tsk_info *ti);
 u32 srpt_build_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
 		   u8 status, const u8 *sense, u32 sense_len, u8 flags,
 		   u32 do_resid, u32 di_resid);
+bool srpt_iu_set_req_lim_delta(void *iu, u32 delta);
 u32 srpt_build_tm_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
 		      enum srpt_tm_rsp_code code);
 u32 srpt_build_t_logout(void *buf, u32 buf_len, u64 tag, u32 reason);

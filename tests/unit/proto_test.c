@@ -687,6 +687,47 @@ static void cmd_additional_cdb(void)
 	CHECK_EQ(parse_cmd(b, 52, 0, MAX_DATA, &ci), SRPT_CMD_OK);
 }
 
+/*
+ * LIO copies as many CDB bytes as the opcode implies (scsi_command_size():
+ * by group code, or byte 7 + 8 of a variable-length CDB, opcode 0x7f):
+ * a CDB that needs more than 16 + additional CDB length is refused.
+ */
+static void cmd_cdb_length_by_opcode(void)
+{
+	u8 b[48 + 252 + 16];
+	struct srpt_cmd_info ci;
+	u32 op, off, add;
+
+	for (op = 0; op < 256; op++) {
+		off = mk_cmd(b, 0, 0, 0, 0);
+		b[32] = op;
+		b[32 + 7] = 0xa7;	/* varlen: 175 + 8 bytes */
+		CHECK_EQ_AT(parse_cmd(b, off, 0, MAX_DATA, &ci),
+			    op == 0x7f ? SRPT_CMD_BAD_CDB : SRPT_CMD_OK, op);
+	}
+	/* Variable-length CDBs of 8..263 bytes, with just enough room. */
+	for (add = 0; add <= 252; add += 4) {
+		u32 cdb_len = 16 + add, need;
+
+		for (need = 8; need <= 263; need += 1) {
+			off = mk_cmd(b, 0, 0, 0, add);
+			b[32] = 0x7f;
+			b[32 + 7] = need - 8;
+			CHECK_EQ_AT(parse_cmd(b, off, 0, MAX_DATA, &ci),
+				    need <= cdb_len ? SRPT_CMD_OK :
+						      SRPT_CMD_BAD_CDB,
+				    add << 16 | need);
+		}
+	}
+	/* The 64-byte IU of a small login: a 0x7f CDB claims 263 bytes. */
+	off = mk_cmd(b, 0, 0, 0, 0);
+	b[32] = 0x7f;
+	b[32 + 7] = 255;
+	CHECK_EQ(parse_cmd(b, 64, 0, MAX_DATA, &ci), SRPT_CMD_BAD_CDB);
+	/* A truncated IU is malformed before its CDB is looked at. */
+	CHECK_EQ(parse_cmd(b, 47, 0, MAX_DATA, &ci), SRPT_CMD_BAD_IU);
+}
+
 static void cmd_data_too_big(void)
 {
 	static u8 b[IMM_OFF + 4096];
@@ -925,6 +966,32 @@ static void tm_rsp(void)
 	free(b);
 }
 
+/* Credits are filled in when an IU is sent, in the IUs that carry them. */
+static void req_lim_delta_on_send(void)
+{
+	u8 b[64];
+	u32 len;
+
+	len = srpt_build_rsp(b, sizeof(b), wire_tag(), 0, 0, NULL, 0, 0, 0, 0);
+	CHECK_EQ(len, 36);
+	CHECK(srpt_iu_set_req_lim_delta(b, 0x01020304));
+	CHECK_EQ(get_unaligned_be32(b + 4), 0x01020304);
+	CHECK(!memcmp(b + 8, tag_bytes, 8));
+	memset(b, 0, sizeof(b));
+	b[0] = SRP_CRED_REQ;
+	CHECK(srpt_iu_set_req_lim_delta(b, 7));
+	CHECK_EQ(get_unaligned_be32(b + 4), 7);
+	b[0] = SRP_AER_REQ;
+	CHECK(srpt_iu_set_req_lim_delta(b, 9));
+	CHECK_EQ(get_unaligned_be32(b + 4), 9);
+	/* SRP_T_LOGOUT has its reason where SRP_RSP has the delta. */
+	len = srpt_build_t_logout(b, sizeof(b), wire_tag(),
+				  SRPT_T_LOGOUT_INVALID_IU);
+	CHECK(!srpt_iu_set_req_lim_delta(b, 5));
+	CHECK_EQ(get_unaligned_be32(b + 4), SRPT_T_LOGOUT_INVALID_IU);
+	CHECK_EQ(len, 16);
+}
+
 static void login_rsp_layout(void)
 {
 	struct srp_login_rsp rsp;
@@ -1058,6 +1125,7 @@ int main(int argc, char **argv)
 	run("cmd_immediate_refused", cmd_immediate_refused);
 	run("cmd_bidirectional_and_unknown", cmd_bidirectional_and_unknown);
 	run("cmd_additional_cdb", cmd_additional_cdb);
+	run("cmd_cdb_length_by_opcode", cmd_cdb_length_by_opcode);
 	run("cmd_data_too_big", cmd_data_too_big);
 	run("cmd_every_truncation", cmd_every_truncation);
 	run("tsk_mgmt", tsk_mgmt);
@@ -1066,6 +1134,7 @@ int main(int argc, char **argv)
 	run("rsp_no_sense_and_residuals", rsp_no_sense_and_residuals);
 	run("rsp_sense_truncated", rsp_sense_truncated);
 	run("tm_rsp", tm_rsp);
+	run("req_lim_delta_on_send", req_lim_delta_on_send);
 	run("login_rsp_layout", login_rsp_layout);
 	run("login_rej_layout", login_rej_layout);
 	run("t_logout_layout", t_logout_layout);
