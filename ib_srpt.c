@@ -51,6 +51,8 @@ module_param_cb(rdma_cm_port, &srpt_rdma_cm_port_ops, &rdma_cm_port, 0644);
 MODULE_PARM_DESC(rdma_cm_port,
 		 "Port the RDMA/CM listener accepts SRP logins on, 0 = none (default 0; also target/srpt/discovery_auth/rdma_cm_port)");
 
+static struct ib_client srpt_client;
+
 static int srpt_add_one(struct ib_device *dev)
 {
 	struct srpt_device *sdev;
@@ -76,6 +78,7 @@ static int srpt_add_one(struct ib_device *dev)
 		sdev->port[p - 1].port_num = p;
 	}
 	ib_set_client_data(dev, &srpt_client, sdev);
+	srpt_dev_register(sdev);
 	pr_info("%s: %u port(s), target port ID id_ext/ioc_guid %016llx\n",
 		dev_name(&dev->dev), sdev->port_cnt,
 		be64_to_cpu(sdev->ioc_guid));
@@ -86,12 +89,12 @@ static void srpt_remove_one(struct ib_device *dev, void *client_data)
 {
 	struct srpt_device *sdev = client_data;
 
-	srpt_close_dev_channels(sdev);
+	srpt_dev_unregister(sdev);
 	ib_dealloc_pd(sdev->pd);
 	kfree(sdev);
 }
 
-struct ib_client srpt_client = {
+static struct ib_client srpt_client = {
 	.name = KBUILD_MODNAME,
 	.add = srpt_add_one,
 	.remove = srpt_remove_one,
@@ -101,7 +104,7 @@ static int __init srpt_init_module(void)
 {
 	int ret;
 
-	ret = srpt_io_init();
+	ret = srpt_io_init(srpt_handle_iu);
 	if (ret)
 		return ret;
 	ret = srpt_fabric_register();

@@ -5,8 +5,11 @@
  * Layers, each calling only the ones below it:
  *   ib_srpt.c      module init, parameters, IB client (devices, ports)
  *   srpt_fabric.c  LIO fabric ops and configfs
- *   srpt_ch.c      login (shared by the CMs), RDMA/CM, channel lifecycle
- *   srpt_io.c      channel state, receive/send rings, SCSI command path
+ *   srpt_ch.c      login (shared by the CMs), RDMA/CM, channel teardown,
+ *                  device and target port registry
+ *   srpt_cmd.c     SRP requests (SCSI commands, TMFs), LIO callbacks
+ *   srpt_io.c      channel state, receive/send rings, data movement; hands
+ *                  received IUs up through the handler srpt_io_init() got
  *   srpt_proto.c   SRP wire format (no verbs, no LIO)
  */
 #ifndef IB_SRPT_H
@@ -47,19 +50,27 @@
 
 /**
  * enum srpt_ch_state - life of an RDMA channel, only ever moving forward
+ * @SRPT_CH_NEW: the login is setting the channel up; a request to close
+ *	it is only recorded, the login hands the channel to its release
  * @SRPT_CH_CONNECTING: login accepted, waiting for RTU / ESTABLISHED;
  *	IUs that arrive are parked
  * @SRPT_CH_LIVE: commands are executed
- * @SRPT_CH_DISCONNECTING: teardown started, no new commands
- * @SRPT_CH_DRAINING: QP in error, waiting for work requests and commands
- * @SRPT_CH_DISCONNECTED: nothing in flight, resources being freed
+ * @SRPT_CH_DISCONNECTING: the release work is queued, no new commands
+ * @SRPT_CH_DRAINING: nothing is posted any more, the QP is (being)
+ *	drained, then commands finish and resources are freed
+ *
+ * Transitions (srpt_io.c, the only place that changes the state):
+ * NEW -> CONNECTING (login accepted) or DISCONNECTING (login failed, or a
+ * close was requested during it); CONNECTING -> LIVE (RTU); CONNECTING
+ * and LIVE -> DISCONNECTING (srpt_close_ch()); DISCONNECTING -> DRAINING
+ * (release work).
  */
 enum srpt_ch_state {
+	SRPT_CH_NEW,
 	SRPT_CH_CONNECTING,
 	SRPT_CH_LIVE,
 	SRPT_CH_DISCONNECTING,
 	SRPT_CH_DRAINING,
-	SRPT_CH_DISCONNECTED,
 };
 
 /**
@@ -77,6 +88,8 @@ struct srpt_port {
  * @ib_dev: the device
  * @pd: protection domain of all channels on this device
  * @ioc_guid: IOC GUID and id_ext this device answers to (big endian)
+ * @entry: in the device list logins look devices up in (srpt_ch.c);
+ *	off it once removal has started
  * @port_cnt: number of entries in @port
  * @port: per port state
  */
@@ -84,6 +97,7 @@ struct srpt_device {
 	struct ib_device	*ib_dev;
 	struct ib_pd		*pd;
 	__be64			ioc_guid;
+	struct list_head	entry;
 	u32			port_cnt;
 	struct srpt_port	port[] __counted_by(port_cnt);
 };
@@ -119,6 +133,37 @@ struct srpt_tport {
 };
 
 /**
+ * struct srpt_acl_id - who a node ACL admits, parsed from its name
+ * @port_id: initiator port ID (extension || GUID), if @has_port_id
+ * @guid: initiator port GUID (second half of the port ID), if @has_guid
+ * @ip: initiator IP address (IPv4 as v4-mapped IPv6), if @has_ip
+ * @has_port_id: the name is a port ID: [0x]<32 hex>, or eight groups of
+ *	four hex digits
+ * @has_guid: the name is a port GUID: [0x]<16 hex> or xxxx:xxxx:xxxx:xxxx
+ * @has_ip: the name is an IPv4 or IPv6 address (any spelling)
+ */
+struct srpt_acl_id {
+	u8	port_id[16];
+	u8	guid[8];
+	u8	ip[16];
+	bool	has_port_id;
+	bool	has_guid;
+	bool	has_ip;
+};
+
+/**
+ * struct srpt_node_acl - a node ACL of the srpt fabric
+ * @nacl: LIO node ACL (first: LIO allocates node_acl_size for it)
+ * @id: what its name stands for
+ * @id_valid: @id is filled in (set with release semantics after @id)
+ */
+struct srpt_node_acl {
+	struct se_node_acl	nacl;
+	struct srpt_acl_id	id;
+	bool			id_valid;
+};
+
+/**
  * struct srpt_tpg - the TPG of a target port
  * @se_tpg: LIO TPG
  * @tport: the port
@@ -138,17 +183,18 @@ struct srpt_login_ctx;
 /**
  * struct srpt_cm_ops - what differs between IB CM and RDMA/CM channels
  * @create_qp: create ch->qp with @attr
- * @destroy_qp: destroy ch->qp of a channel that never went live
  * @accept: send the login response @rsp of @len bytes
+ * @reject: send the login rejection @rej of @len bytes
  * @comm_est: the QP saw traffic before the CM saw the RTU; atomic context
- * @disconnect: send a DREQ (if connected); may sleep
- * @destroy: destroy QP and CM id; never called from a CM callback of the id
+ * @disconnect: send a DREQ; may sleep
+ * @destroy: destroy the QP (if any) and the CM id; never called from a
+ *	CM callback of the id
  */
 struct srpt_cm_ops {
 	int (*create_qp)(struct srpt_rdma_ch *ch, struct ib_qp_init_attr *attr);
-	void (*destroy_qp)(struct srpt_rdma_ch *ch);
 	int (*accept)(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
 		      const void *rsp, u8 len);
+	void (*reject)(struct srpt_login_ctx *lc, const void *rej, u8 len);
 	void (*comm_est)(struct srpt_rdma_ch *ch);
 	void (*disconnect)(struct srpt_rdma_ch *ch);
 	void (*destroy)(struct srpt_rdma_ch *ch);
@@ -270,9 +316,11 @@ struct srpt_cmd {
  * @qp: queue pair
  * @cq: completion queue (from the CQ pool)
  * @cq_size: its size, for ib_cq_pool_put()
- * @lock: protects @state and the lists
+ * @lock: protects @state, @close_requested and the lists
  * @post_lock: held while posting to @qp; the DRAINING transition takes it
- * @state: see enum srpt_ch_state; changed by srpt_set_ch_state() only
+ * @state: see enum srpt_ch_state; changed in srpt_io.c only
+ * @close_requested: srpt_close_ch() was called while the state was NEW
+ * @accepted: the CM accepted the connection (a DREQ is due at teardown)
  * @iu_running: one context is dispatching ch->iu_wait
  * @rq_size: receive buffers, credits granted at login
  * @n_cmds: commands in @cmds
@@ -288,6 +336,8 @@ struct srpt_cmd {
  * @imm_sgs: the scatterlists of all receive buffers
  * @cmds: command pool
  * @free_cmds: unused entries of @cmds
+ * @busy: entries of @cmds in use, plus contexts dispatching IUs or
+ *	starting queued work; the release work waits for 0
  * @iu_wait: received IUs not yet dispatched, in arrival order
  * @sq_wait: commands waiting for send queue slots or RDMA contexts, in
  *	the order they must start
@@ -315,6 +365,8 @@ struct srpt_rdma_ch {
 	spinlock_t			lock;		/* state, lists */
 	spinlock_t			post_lock;	/* posting WRs */
 	enum srpt_ch_state		state;
+	bool				close_requested;
+	bool				accepted;
 	bool				iu_running;
 	u32				rq_size;
 	u32				n_cmds;
@@ -329,6 +381,7 @@ struct srpt_rdma_ch {
 	struct scatterlist		*imm_sgs;
 	struct srpt_cmd			*cmds;
 	struct list_head		free_cmds;
+	atomic_t			busy;
 	struct list_head		iu_wait;
 	struct list_head		sq_wait;
 	bool				sq_kicking;
@@ -345,19 +398,8 @@ struct srpt_rdma_ch {
 	struct work_struct		release_work;
 };
 
-/* ib_srpt.c */
-extern struct ib_client srpt_client;
-
-/* srpt_io.c: channel state, buffers and the command path */
-int srpt_io_init(void);
-void srpt_io_exit(void);
-bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
-void srpt_close_ch(struct srpt_rdma_ch *ch);
-int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
-void srpt_free_ch_bufs(struct srpt_rdma_ch *ch);
-int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
-void srpt_ch_go_live(struct srpt_rdma_ch *ch);
-void srpt_ch_drain(struct srpt_rdma_ch *ch);
+/* srpt_cmd.c: SRP requests and the LIO fabric callbacks of commands */
+void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd);
 int srpt_write_pending(struct se_cmd *se_cmd);
 int srpt_queue_data_in(struct se_cmd *se_cmd);
 int srpt_queue_status(struct se_cmd *se_cmd);
@@ -366,14 +408,36 @@ void srpt_aborted_task(struct se_cmd *se_cmd);
 void srpt_release_cmd(struct se_cmd *se_cmd);
 int srpt_check_stop_free(struct se_cmd *se_cmd);
 
-/* srpt_ch.c: login, RDMA/CM, channel lifecycle, target port registry */
-extern struct mutex srpt_mutex;
+/* srpt_io.c: channel state, rings, data movement and the send queue */
+typedef void (*srpt_iu_handler_fn)(struct srpt_rdma_ch *ch,
+				   struct srpt_cmd *cmd);
+int srpt_io_init(srpt_iu_handler_fn handler);
+void srpt_io_exit(void);
+const char *srpt_ch_state_name(enum srpt_ch_state state);
+void srpt_close_ch(struct srpt_rdma_ch *ch);
+void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted);
+int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
+void srpt_free_ch_bufs(struct srpt_rdma_ch *ch);
+int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
+void srpt_ch_go_live(struct srpt_rdma_ch *ch);
+void srpt_ch_drain(struct srpt_rdma_ch *ch);
+void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch);
+void srpt_repost_iu(struct srpt_cmd *cmd, bool credit);
+void srpt_put_cmd(struct srpt_cmd *cmd);
+int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci);
+void srpt_free_data(struct srpt_cmd *cmd);
+void srpt_send_rsp(struct srpt_cmd *cmd);
+void srpt_start_read(struct srpt_cmd *cmd);
+
+/* srpt_ch.c: login, RDMA/CM, channel lifecycle, port and device registry */
 int srpt_rdma_cm_listen(u16 port);
 u16 srpt_rdma_cm_port(void);
+void srpt_dev_register(struct srpt_device *sdev);
+void srpt_dev_unregister(struct srpt_device *sdev);
 void srpt_tport_register(struct srpt_tport *tport);
 void srpt_tport_unregister(struct srpt_tport *tport);
-void srpt_close_tpg_channels(struct srpt_tpg *stpg);
-void srpt_close_dev_channels(struct srpt_device *sdev);
+int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
+void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
 void srpt_ch_cleanup(void);
 
 /* srpt_fabric.c */

@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SRP channels: the login routine shared by the connection managers, the
- * RDMA/CM listener and event handling, and channel teardown.
+ * RDMA/CM listener and event handling, channel teardown, and the
+ * registries logins look into (RDMA devices, target ports).
  *
- * Locking: srpt_mutex serialises logins against TPG enable/disable and
- * holds the target port list; srpt_ch_lock protects srpt_ch_list, whose
- * entries live until their release work is done.
+ * Locking: srpt_mutex serialises logins against device removal, TPG
+ * enable/disable and changes of the target port list; a login holds it
+ * from finding its device until its channel is on srpt_ch_list, so that
+ * whoever closes channels after taking srpt_mutex sees it. srpt_ch_lock
+ * protects srpt_ch_list, whose entries live until their release work is
+ * done. Order: srpt_mutex, then srpt_ch_lock, then ch->lock.
+ *
+ * Ownership: a channel is on srpt_ch_list from the start of its login.
+ * Until the login calls srpt_ch_setup_done() the login alone tears it
+ * down (close requests are recorded); afterwards the release work alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,8 +25,8 @@
 #include <rdma/ib_cm.h>
 #include "ib_srpt.h"
 
-/* Serialises logins, TPG state changes and the target port list. */
-DEFINE_MUTEX(srpt_mutex);
+static DEFINE_MUTEX(srpt_mutex);
+static LIST_HEAD(srpt_dev_list);
 static LIST_HEAD(srpt_tport_list);
 static DEFINE_SPINLOCK(srpt_ch_lock);
 static LIST_HEAD(srpt_ch_list);
@@ -38,23 +46,52 @@ module_param(srpt_srq_size, uint, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
 		 "Upper bound of receive buffers (credits) per channel, whatever the TPG's srp_sq_size (default 4096)");
 
+/* Ranks of the ways a node ACL can name an initiator, best first. */
+enum srpt_acl_rank {
+	SRPT_ACL_BY_PORT_ID,
+	SRPT_ACL_BY_GUID,
+	SRPT_ACL_BY_IP,
+	SRPT_ACL_NO_MATCH,
+};
+
 /**
  * struct srpt_login_ctx - a login request as the CM delivered it
- * @sport: port the request came in on
+ * @ib_dev: RDMA device the request came in on
+ * @port_num: its port
+ * @sport: our port state, once the device was found
+ * @stpg: the TPG of the target port, once found
  * @lg: parsed SRP_LOGIN_REQ
  * @ops: CM operations for the new channel
  * @rdma_cm: RDMA/CM id of the connection (RDMA/CM logins)
  * @ip: initiator IP address as text (RDMA/CM logins), or ""
+ * @ip_raw: the same as IPv6 (IPv4 v4-mapped), if @has_ip
+ * @has_ip: the login came with an IP address
  * @rdma_param: the initiator's RDMA/CM connection parameters
  */
 struct srpt_login_ctx {
+	struct ib_device		*ib_dev;
+	u32				port_num;
 	struct srpt_port		*sport;
+	struct srpt_tpg			*stpg;
 	struct srpt_login		lg;
 	const struct srpt_cm_ops	*ops;
 	struct rdma_cm_id		*rdma_cm;
 	char				ip[INET6_ADDRSTRLEN + 8];
+	struct in6_addr			ip_raw;
+	bool				has_ip;
 	const struct rdma_conn_param	*rdma_param;
 };
+
+/**
+ * srpt_dev_register() - let logins use an RDMA device
+ * @sdev: device state, ready for channels
+ */
+void srpt_dev_register(struct srpt_device *sdev)
+{
+	mutex_lock(&srpt_mutex);
+	list_add_tail(&sdev->entry, &srpt_dev_list);
+	mutex_unlock(&srpt_mutex);
+}
 
 /**
  * srpt_tport_register() - make a target port visible to logins
@@ -76,6 +113,26 @@ void srpt_tport_unregister(struct srpt_tport *tport)
 	mutex_lock(&srpt_mutex);
 	list_del(&tport->entry);
 	mutex_unlock(&srpt_mutex);
+}
+
+/**
+ * srpt_tport_set_tpg() - attach the TPG of a target port, or detach it
+ * @tport: target port
+ * @stpg: its new TPG (disabled), or NULL to detach the current one
+ *
+ * Return: 0, or -EEXIST if @tport has a TPG already.
+ */
+int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg)
+{
+	int ret = 0;
+
+	mutex_lock(&srpt_mutex);
+	if (stpg && tport->tpg)
+		ret = -EEXIST;
+	else
+		tport->tpg = stpg;
+	mutex_unlock(&srpt_mutex);
+	return ret;
 }
 
 /* The enabled TPG of the target port named by @gid or its GUID half. */
@@ -130,7 +187,11 @@ static bool srpt_any_matching(srpt_ch_match_fn match, const void *arg)
 	return found;
 }
 
-/* Close the matching channels and wait until they are released. */
+/*
+ * Close the matching channels and wait until they are released. Channels
+ * still in their login are included: the login hands them to the release
+ * work when it is done.
+ */
 static void srpt_close_and_wait(srpt_ch_match_fn match, const void *arg)
 {
 	srpt_close_matching(match, arg);
@@ -161,24 +222,37 @@ static bool srpt_ch_of_nexus(struct srpt_rdma_ch *ch, const void *other)
 }
 
 /**
- * srpt_close_tpg_channels() - close all channels of a TPG and wait for them
- * @stpg: TPG, already disabled so that no new login finds it
+ * srpt_tpg_enable() - accept logins on a TPG, or stop and close channels
+ * @stpg: TPG
+ * @enable: new state
  *
- * Context: process; not under srpt_mutex.
+ * Context: process; returns when the channels of a disabled TPG are gone.
  */
-void srpt_close_tpg_channels(struct srpt_tpg *stpg)
+void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable)
 {
-	srpt_close_and_wait(srpt_ch_of_tpg, stpg);
+	mutex_lock(&srpt_mutex);
+	stpg->enabled = enable;
+	mutex_unlock(&srpt_mutex);
+	if (!enable)
+		srpt_close_and_wait(srpt_ch_of_tpg, stpg);
 }
 
 /**
- * srpt_close_dev_channels() - close all channels of a device and wait
- * @sdev: device going away
+ * srpt_dev_unregister() - a device goes away: refuse logins on it, close
+ * its channels and wait until they are released
+ * @sdev: device
  *
- * Context: process.
+ * Once this returns nothing uses @sdev any more. A login that found the
+ * device before has its channel on the channel list by the time
+ * srpt_mutex is ours, so the close pass sees it.
+ *
+ * Context: process (the IB client's remove()).
  */
-void srpt_close_dev_channels(struct srpt_device *sdev)
+void srpt_dev_unregister(struct srpt_device *sdev)
 {
+	mutex_lock(&srpt_mutex);
+	list_del_init(&sdev->entry);
+	mutex_unlock(&srpt_mutex);
 	srpt_close_and_wait(srpt_ch_of_dev, sdev);
 }
 
@@ -187,18 +261,21 @@ static void srpt_release_ch_work(struct work_struct *w)
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
 					       release_work);
 
-	ch->cm_ops->disconnect(ch);
+	if (ch->accepted)
+		ch->cm_ops->disconnect(ch);
 	srpt_ch_drain(ch);
 	if (ch->sess) {
 		target_stop_session(ch->sess);
 		target_wait_for_sess_cmds(ch->sess);
 		target_remove_session(ch->sess);
 	}
-	srpt_set_ch_state(ch, SRPT_CH_DISCONNECTED);
+	srpt_ch_wait_cmds(ch);
 	ch->cm_ops->destroy(ch);
-	ib_cq_pool_put(ch->cq, ch->cq_size);
+	if (ch->cq)
+		ib_cq_pool_put(ch->cq, ch->cq_size);
 	srpt_free_ch_bufs(ch);
-	pr_info("%s: channel released\n", ch->sess_name);
+	if (ch->accepted)
+		pr_info("%s: channel released\n", ch->sess_name);
 
 	spin_lock(&srpt_ch_lock);
 	list_del(&ch->entry);
@@ -229,6 +306,10 @@ static void srpt_qp_event(struct ib_event *ev, void *context)
  * Create the CQ and the QP of a new channel. Each command has at most one
  * signaled send work request outstanding, so the CQ needs a slot per
  * receive buffer and per command, plus the two drain requests.
+ *
+ * RDMA contexts: one of max_rdma_size per credit. A command holds its
+ * contexts only while its data moves (on iWARP an RDMA READ needs MRs
+ * from this pool); commands that find the pool empty wait for it.
  */
 static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
@@ -244,6 +325,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 		ret = PTR_ERR(ch->cq);
 		pr_warn("%s: no CQ with %u entries: %d\n", ch->sess_name,
 			ch->cq_size, ret);
+		ch->cq = NULL;
 		return ret;
 	}
 	factor = rdma_rw_mr_factor(dev, ch->sport->port_num,
@@ -264,7 +346,6 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 	ret = lc->ops->create_qp(ch, &attr);
 	if (ret) {
 		pr_warn("%s: QP creation failed: %d\n", ch->sess_name, ret);
-		ib_cq_pool_put(ch->cq, ch->cq_size);
 		return ret;
 	}
 	/* One send slot stays free for ib_drain_qp(). */
@@ -273,129 +354,188 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 	return 0;
 }
 
-/* Pick the ACL name the initiator is known by: port ID, then IP address. */
-static int srpt_pick_acl(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
+/* How well the node ACL @id names the initiator of @ch / @lc. */
+static enum srpt_acl_rank srpt_acl_match(const struct srpt_acl_id *id,
+					 const struct srpt_rdma_ch *ch,
+					 const struct srpt_login_ctx *lc)
 {
-	struct se_portal_group *se_tpg = &ch->stpg->se_tpg;
-	char names[3][64];
-	int i;
-
-	snprintf(names[0], sizeof(names[0]), "0x%16phN", ch->i_port_id);
-	snprintf(names[1], sizeof(names[1]), "%16phN", ch->i_port_id);
-	strscpy(names[2], lc->ip, sizeof(names[2]));
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		if (names[i][0] && target_tpg_has_node_acl(se_tpg, names[i])) {
-			strscpy(ch->sess_name, names[i], sizeof(ch->sess_name));
-			return 0;
-		}
-	}
-	pr_info_ratelimited("login from %s%s%s refused: no ACL for it in %s\n",
-			    names[0], lc->ip[0] ? " at " : "", lc->ip,
-			    ch->stpg->tport->name);
-	return -EACCES;
+	if (id->has_port_id && !memcmp(id->port_id, ch->i_port_id, 16))
+		return SRPT_ACL_BY_PORT_ID;
+	if (id->has_guid && !memcmp(id->guid, ch->i_port_id + 8, 8))
+		return SRPT_ACL_BY_GUID;
+	if (id->has_ip && lc->has_ip && !memcmp(id->ip, &lc->ip_raw, 16))
+		return SRPT_ACL_BY_IP;
+	return SRPT_ACL_NO_MATCH;
 }
 
 /*
- * srpt_login() - the login routine of every connection manager
- *
- * Validates the request, creates the channel with its QP and buffers,
- * registers the LIO session, applies the multichannel action and lets the
- * CM accept the connection. On failure @rej holds the SRP_LOGIN_REJ for
- * the CM to send.
+ * Find the node ACL that admits the initiator: by its port ID, else its
+ * port GUID, else (RDMA/CM) its IP address, in whatever spelling the ACL
+ * was created with (srpt_fabric.c parsed it). The session is set up with
+ * that ACL's name.
  */
-static struct srpt_rdma_ch *srpt_login(struct srpt_login_ctx *lc,
-				       struct srp_login_rej *rej)
+static u32 srpt_pick_acl(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
-	struct srpt_port *sport = lc->sport;
-	struct srpt_device *sdev = sport->sdev;
+	struct se_portal_group *se_tpg = &ch->stpg->se_tpg;
+	enum srpt_acl_rank best = SRPT_ACL_NO_MATCH, rank;
+	struct se_node_acl *se_nacl;
+	struct srpt_node_acl *nacl;
+
+	mutex_lock(&se_tpg->acl_node_mutex);
+	list_for_each_entry(se_nacl, &se_tpg->acl_node_list, acl_list) {
+		nacl = container_of(se_nacl, struct srpt_node_acl, nacl);
+		if (se_nacl->dynamic_node_acl)
+			continue;
+		/* Pairs with the release in srpt_init_nodeacl(). */
+		if (!smp_load_acquire(&nacl->id_valid))
+			continue;
+		rank = srpt_acl_match(&nacl->id, ch, lc);
+		if (rank < best) {
+			best = rank;
+			strscpy(ch->sess_name, se_nacl->initiatorname,
+				sizeof(ch->sess_name));
+		}
+	}
+	mutex_unlock(&se_tpg->acl_node_mutex);
+	if (best != SRPT_ACL_NO_MATCH)
+		return 0;
+	pr_info_ratelimited("login from 0x%16phN%s%s refused: no ACL for it in %s\n",
+			    ch->i_port_id, lc->ip[0] ? " at " : "", lc->ip,
+			    ch->stpg->tport->name);
+	return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+}
+
+/* Login step: the device and port the request came in on. */
+static u32 srpt_login_find_port(struct srpt_login_ctx *lc)
+{
+	struct srpt_device *sdev;
+
+	lockdep_assert_held(&srpt_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, entry) {
+		if (sdev->ib_dev != lc->ib_dev)
+			continue;
+		if (lc->port_num < 1 || lc->port_num > sdev->port_cnt)
+			break;
+		lc->sport = &sdev->port[lc->port_num - 1];
+		return 0;
+	}
+	pr_info_ratelimited("login on %s port %u refused: device not (or no longer) served\n",
+			    dev_name(&lc->ib_dev->dev), lc->port_num);
+	return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+}
+
+/* Login step: what the request asks for, against what this port does. */
+static u32 srpt_login_check(struct srpt_login_ctx *lc)
+{
+	struct srpt_device *sdev = lc->sport->sdev;
 	struct srpt_login_limits lim = {
 		.max_it_iu_len = clamp_t(u32, srp_max_req_size,
 					 SRPT_MIN_MAX_REQ_SIZE,
 					 SRPT_MAX_MAX_REQ_SIZE),
 	};
-	struct srp_login_rsp rsp;
-	struct srpt_rdma_ch *ch;
-	struct srpt_tpg *stpg;
-	union ib_gid gid;
 	u32 reason;
-	u8 flags;
-	int ret;
 
 	memcpy(lim.t_port_id, &sdev->ioc_guid, 8);
 	memcpy(lim.t_port_id + 8, &sdev->ioc_guid, 8);
 	reason = srpt_check_login(&lc->lg, &lim);
-	if (reason) {
+	if (reason)
 		pr_info_ratelimited("login from 0x%16phN rejected (%#x): it_iu_len %u, buf_fmt %#x, target port 0x%16phN\n",
 				    lc->lg.i_port_id, reason,
 				    lc->lg.req_it_iu_len, lc->lg.req_buf_fmt,
 				    lc->lg.t_port_id);
-		goto reject;
-	}
-	reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-	if (rdma_query_gid(sdev->ib_dev, sport->port_num, 0, &gid))
-		goto reject;
+	return reason;
+}
 
-	mutex_lock(&srpt_mutex);
-	reason = SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
-	stpg = srpt_find_tpg(&gid);
-	if (!stpg) {
-		pr_info_ratelimited("login on %s port %u refused: no enabled target port for GID %pI6\n",
-				    dev_name(&sdev->ib_dev->dev),
-				    sport->port_num, gid.raw);
-		goto unlock;
-	}
-	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+/* Login step: the enabled target port (TPG) behind the receiving port. */
+static u32 srpt_login_find_tpg(struct srpt_login_ctx *lc)
+{
+	struct srpt_port *sport = lc->sport;
+	union ib_gid gid;
+
+	if (rdma_query_gid(lc->ib_dev, sport->port_num, 0, &gid))
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	lc->stpg = srpt_find_tpg(&gid);
+	if (lc->stpg)
+		return 0;
+	pr_info_ratelimited("login on %s port %u refused: no enabled target port for GID %pI6\n",
+			    dev_name(&lc->ib_dev->dev), sport->port_num,
+			    gid.raw);
+	return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+}
+
+/*
+ * Login step: a new channel, on the channel list from the start (state
+ * NEW) so that closing and waiting for the channels of a device, TPG or
+ * nexus covers it.
+ */
+static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
+{
+	struct srpt_tpg *stpg = lc->stpg;
+	struct srpt_rdma_ch *ch;
+
 	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
 	if (!ch)
-		goto unlock;
-	ch->sport = sport;
+		return NULL;
+	ch->sport = lc->sport;
 	ch->stpg = stpg;
 	ch->cm_ops = lc->ops;
 	ch->rdma_cm = lc->rdma_cm;
 	spin_lock_init(&ch->lock);
 	spin_lock_init(&ch->post_lock);
-	ch->state = SRPT_CH_CONNECTING;
+	ch->state = SRPT_CH_NEW;
 	INIT_LIST_HEAD(&ch->iu_wait);
 	INIT_LIST_HEAD(&ch->sq_wait);
-	INIT_LIST_HEAD(&ch->entry);
+	INIT_LIST_HEAD(&ch->free_cmds);
 	INIT_WORK(&ch->release_work, srpt_release_ch_work);
 	memcpy(ch->i_port_id, lc->lg.i_port_id, 16);
 	memcpy(ch->t_port_id, lc->lg.t_port_id, 16);
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
 		 ch->i_port_id);
-	ch->rq_size = min3(stpg->attrib.sq_size,
+	ch->rq_size = min3(READ_ONCE(stpg->attrib.sq_size),
 			   max_t(u32, srpt_srq_size, SRPT_MIN_SQ_SIZE),
-			   (u32)sdev->ib_dev->attrs.max_qp_wr / 4);
+			   (u32)lc->ib_dev->attrs.max_qp_wr / 4);
 	ch->max_req_size = lc->lg.req_it_iu_len;
-	ch->max_rsp_size = stpg->attrib.max_rsp_size;
-	ch->max_rdma_size = stpg->attrib.max_rdma_size;
+	ch->max_rsp_size = READ_ONCE(stpg->attrib.max_rsp_size);
+	ch->max_rdma_size = READ_ONCE(stpg->attrib.max_rdma_size);
 	if ((lc->lg.req_flags & SRP_IMMED_REQUESTED) &&
 	    lc->lg.imm_data_offset >= SRPT_CMD_FIXED_LEN + 4 &&
 	    lc->lg.imm_data_offset < ch->max_req_size)
 		ch->imm_data_offset = lc->lg.imm_data_offset;
 
-	if (srpt_pick_acl(ch, lc)) {
-		reason = SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
-		goto free_ch;
-	}
-	if (srpt_create_qp(ch, lc))
-		goto free_ch;
-	if (srpt_alloc_ch_bufs(ch))
-		goto destroy_qp;
-	if (srpt_post_all_recvs(ch))
-		goto free_bufs;
-	ch->sess = target_setup_session(&stpg->se_tpg, 0, 0,
+	spin_lock(&srpt_ch_lock);
+	list_add_tail(&ch->entry, &srpt_ch_list);
+	spin_unlock(&srpt_ch_lock);
+	return ch;
+}
+
+/* Login step: QP, buffers and the LIO session of a new channel. */
+static u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
+{
+	if (srpt_create_qp(ch, lc) || srpt_alloc_ch_bufs(ch) ||
+	    srpt_post_all_recvs(ch))
+		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	ch->sess = target_setup_session(&ch->stpg->se_tpg, 0, 0,
 					TARGET_PROT_NORMAL, ch->sess_name, ch,
 					NULL);
 	if (IS_ERR(ch->sess)) {
 		pr_warn("%s: LIO session setup failed: %ld\n", ch->sess_name,
 			PTR_ERR(ch->sess));
 		ch->sess = NULL;
-		goto free_bufs;
+		/* -EACCES: the ACL went away since srpt_pick_acl(). */
+		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
 	}
+	return 0;
+}
+
+/* Login step: the multichannel action, then the CM accepts the login. */
+static u32 srpt_ch_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
+{
+	struct srp_login_rsp rsp;
+	u8 flags;
+	int ret;
 
 	flags = ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0;
-	if ((lc->lg.req_flags & 3) == SRP_MULTICHAN_SINGLE) {
+	if ((lc->lg.req_flags & SRPT_MULTICHAN_MASK) == SRP_MULTICHAN_SINGLE) {
 		if (srpt_close_matching(srpt_ch_of_nexus, ch))
 			flags |= SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
 	} else if (srpt_any_matching(srpt_ch_of_nexus, ch)) {
@@ -407,35 +547,69 @@ static struct srpt_rdma_ch *srpt_login(struct srpt_login_ctx *lc,
 	if (ret) {
 		pr_warn("%s: accepting the connection failed: %d\n",
 			ch->sess_name, ret);
-		goto remove_sess;
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	}
-	spin_lock(&srpt_ch_lock);
-	list_add_tail(&ch->entry, &srpt_ch_list);
-	spin_unlock(&srpt_ch_lock);
-	mutex_unlock(&srpt_mutex);
 	pr_info("%s%s%s logged in to %s: req_lim %u, max_it_iu_len %u, max_ti_iu_len %u, immediate data %s\n",
 		ch->sess_name, lc->ip[0] ? " at " : "", lc->ip,
-		stpg->tport->name, ch->rq_size, ch->max_req_size,
+		ch->stpg->tport->name, ch->rq_size, ch->max_req_size,
 		ch->max_rsp_size, ch->imm_data_offset ? "yes" : "no");
-	return ch;
+	return 0;
+}
 
-remove_sess:
-	target_remove_session(ch->sess);
-free_bufs:
-	/* Flushes the posted receives before their buffers go. */
-	srpt_set_ch_state(ch, SRPT_CH_DISCONNECTING);
-	srpt_ch_drain(ch);
-	srpt_free_ch_bufs(ch);
-destroy_qp:
-	lc->ops->destroy_qp(ch);
-	ib_cq_pool_put(ch->cq, ch->cq_size);
-free_ch:
-	kfree(ch);
-unlock:
+/* The steps of a login that need srpt_mutex; @ch is set once it exists. */
+static u32 srpt_login_locked(struct srpt_login_ctx *lc,
+			     struct srpt_rdma_ch **ch)
+{
+	u32 reason;
+
+	lockdep_assert_held(&srpt_mutex);
+	reason = srpt_login_find_port(lc);
+	if (!reason)
+		reason = srpt_login_check(lc);
+	if (!reason)
+		reason = srpt_login_find_tpg(lc);
+	if (reason)
+		return reason;
+	*ch = srpt_ch_alloc(lc);
+	if (!*ch)
+		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	reason = srpt_pick_acl(*ch, lc);
+	if (!reason)
+		reason = srpt_ch_setup(*ch, lc);
+	if (!reason)
+		reason = srpt_ch_accept(*ch, lc);
+	return reason;
+}
+
+/*
+ * srpt_login() - the login routine of every connection manager
+ *
+ * Validates the request, creates the channel with its QP and buffers,
+ * registers the LIO session, applies the multichannel action and lets the
+ * CM accept the connection, or reject it with the SRP_LOGIN_REJ of the
+ * step that failed.
+ *
+ * Return: 0 if a channel owns the CM id now (the login was accepted, or
+ * refused after the channel existed: its release destroys the id); a
+ * negative errno if no channel was created and the CM must destroy the id.
+ */
+static int srpt_login(struct srpt_login_ctx *lc)
+{
+	struct srpt_rdma_ch *ch = NULL;
+	struct srp_login_rej rej;
+	u32 reason;
+
+	mutex_lock(&srpt_mutex);
+	reason = srpt_login_locked(lc, &ch);
 	mutex_unlock(&srpt_mutex);
-reject:
-	srpt_build_login_rej(rej, lc->lg.tag, reason);
-	return NULL;
+	if (reason) {
+		srpt_build_login_rej(&rej, lc->lg.tag, reason);
+		lc->ops->reject(lc, &rej, sizeof(rej));
+	}
+	if (!ch)
+		return -ECONNREFUSED;
+	srpt_ch_setup_done(ch, !reason);
+	return 0;
 }
 
 /**
@@ -463,12 +637,6 @@ static int srpt_rdma_create_qp(struct srpt_rdma_ch *ch,
 	return ret;
 }
 
-static void srpt_rdma_destroy_qp(struct srpt_rdma_ch *ch)
-{
-	rdma_destroy_qp(ch->rdma_cm);
-	ch->qp = NULL;
-}
-
 static int srpt_rdma_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
 			    const void *rsp, u8 len)
 {
@@ -486,7 +654,15 @@ static int srpt_rdma_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
 					 a->max_qp_init_rd_atom),
 	};
 
+	/* Later events of the id are the channel's. */
+	ch->rdma_cm->context = ch;
 	return rdma_accept(ch->rdma_cm, &param);
+}
+
+static void srpt_rdma_reject(struct srpt_login_ctx *lc, const void *rej,
+			     u8 len)
+{
+	rdma_reject(lc->rdma_cm, rej, len, IB_CM_REJ_CONSUMER_DEFINED);
 }
 
 static void srpt_rdma_disconnect(struct srpt_rdma_ch *ch)
@@ -496,7 +672,10 @@ static void srpt_rdma_disconnect(struct srpt_rdma_ch *ch)
 
 static void srpt_rdma_destroy(struct srpt_rdma_ch *ch)
 {
-	srpt_rdma_destroy_qp(ch);
+	if (ch->qp)
+		rdma_destroy_qp(ch->rdma_cm);
+	ch->qp = NULL;
+	/* Waits for a callback of the id still running (the login's). */
 	rdma_destroy_id(ch->rdma_cm);
 	ch->rdma_cm = NULL;
 }
@@ -508,23 +687,33 @@ static void srpt_rdma_comm_est(struct srpt_rdma_ch *ch)
 
 static const struct srpt_cm_ops srpt_rdma_cm_ops = {
 	.create_qp	= srpt_rdma_create_qp,
-	.destroy_qp	= srpt_rdma_destroy_qp,
 	.accept		= srpt_rdma_accept,
+	.reject		= srpt_rdma_reject,
 	.comm_est	= srpt_rdma_comm_est,
 	.disconnect	= srpt_rdma_disconnect,
 	.destroy	= srpt_rdma_destroy,
 };
 
-static void srpt_format_ip(char *buf, size_t len, struct sockaddr *sa)
+/* The initiator's address of an RDMA/CM login, as text and as IPv6. */
+static void srpt_login_ip(struct srpt_login_ctx *lc, struct sockaddr *sa)
 {
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)sa;
+	struct sockaddr_in *sin = (struct sockaddr_in *)sa;
 
-	if (sa->sa_family == AF_INET6 && ipv6_addr_v4mapped(&sin6->sin6_addr))
-		snprintf(buf, len, "%pI4", &sin6->sin6_addr.s6_addr32[3]);
-	else if (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)
-		snprintf(buf, len, "%pISc", sa);
+	if (sa->sa_family == AF_INET) {
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, &lc->ip_raw);
+	} else if (sa->sa_family == AF_INET6) {
+		lc->ip_raw = sin6->sin6_addr;
+	} else {
+		lc->ip[0] = '\0';
+		return;
+	}
+	lc->has_ip = true;
+	if (ipv6_addr_v4mapped(&lc->ip_raw))
+		snprintf(lc->ip, sizeof(lc->ip), "%pI4",
+			 &lc->ip_raw.s6_addr32[3]);
 	else
-		buf[0] = '\0';
+		snprintf(lc->ip, sizeof(lc->ip), "%pI6c", &lc->ip_raw);
 }
 
 static int srpt_rdma_cm_req_recv(struct rdma_cm_id *id,
@@ -532,41 +721,25 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *id,
 {
 	const struct rdma_conn_param *param = &ev->param.conn;
 	struct srpt_login_ctx lc = {
+		.ib_dev = id->device,
+		.port_num = id->port_num,
 		.ops = &srpt_rdma_cm_ops,
 		.rdma_cm = id,
 		.rdma_param = param,
 	};
 	struct srp_login_rej rej;
-	struct srpt_device *sdev;
-	struct srpt_rdma_ch *ch;
 
-	srpt_format_ip(lc.ip, sizeof(lc.ip),
-		       (struct sockaddr *)&id->route.addr.dst_addr);
-	sdev = ib_get_client_data(id->device, &srpt_client);
-	if (!sdev || id->port_num < 1 || id->port_num > sdev->port_cnt) {
-		srpt_build_login_rej(&rej, 0,
-				     SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
-		goto reject;
-	}
-	lc.sport = &sdev->port[id->port_num - 1];
+	srpt_login_ip(&lc, (struct sockaddr *)&id->route.addr.dst_addr);
 	if (srpt_parse_login_rdma(param->private_data,
 				  param->private_data_len, &lc.lg)) {
 		pr_warn_ratelimited("connection request from %s without SRP_LOGIN_REQ (%u bytes of private data)\n",
 				    lc.ip, param->private_data_len);
 		srpt_build_login_rej(&rej, 0,
 				     SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
-		goto reject;
+		srpt_rdma_reject(&lc, &rej, sizeof(rej));
+		return -ECONNREFUSED;
 	}
-	ch = srpt_login(&lc, &rej);
-	if (!ch)
-		goto reject;
-	id->context = ch;
-	return 0;
-
-reject:
-	rdma_reject(id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
-	/* Non-zero: the RDMA/CM destroys the id. */
-	return -ECONNREFUSED;
+	return srpt_login(&lc);
 }
 
 static int srpt_rdma_cm_handler(struct rdma_cm_id *id,

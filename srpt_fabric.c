@@ -16,6 +16,7 @@
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 #include "ib_srpt.h"
@@ -149,21 +150,15 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 	stpg->attrib.max_rdma_size = SRPT_DEF_RDMA_SIZE;
 	stpg->attrib.max_rsp_size = SRPT_DEF_RSP_SIZE;
 	stpg->attrib.sq_size = SRPT_DEF_SQ_SIZE;
-	mutex_lock(&srpt_mutex);
-	if (tport->tpg) {
-		mutex_unlock(&srpt_mutex);
+	/* Not enabled, so no login finds it before it is registered. */
+	if (srpt_tport_set_tpg(tport, stpg)) {
 		pr_err("%s: only one TPG per target port\n", tport->name);
 		kfree(stpg);
 		return ERR_PTR(-EEXIST);
 	}
-	/* Not enabled, so no login finds it before it is registered. */
-	tport->tpg = stpg;
-	mutex_unlock(&srpt_mutex);
 	ret = core_tpg_register(wwn, &stpg->se_tpg, SCSI_PROTOCOL_SRP);
 	if (ret) {
-		mutex_lock(&srpt_mutex);
-		tport->tpg = NULL;
-		mutex_unlock(&srpt_mutex);
+		srpt_tport_set_tpg(tport, NULL);
 		kfree(stpg);
 		return ERR_PTR(ret);
 	}
@@ -172,13 +167,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 
 static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
-	struct srpt_tpg *stpg = srpt_tpg(se_tpg);
-
-	mutex_lock(&srpt_mutex);
-	stpg->enabled = enable;
-	mutex_unlock(&srpt_mutex);
-	if (!enable)
-		srpt_close_tpg_channels(stpg);
+	srpt_tpg_enable(srpt_tpg(se_tpg), enable);
 	return 0;
 }
 
@@ -186,27 +175,57 @@ static void srpt_drop_tpg(struct se_portal_group *se_tpg)
 {
 	struct srpt_tpg *stpg = srpt_tpg(se_tpg);
 
-	mutex_lock(&srpt_mutex);
-	stpg->enabled = false;
-	stpg->tport->tpg = NULL;
-	mutex_unlock(&srpt_mutex);
-	srpt_close_tpg_channels(stpg);
+	srpt_tpg_enable(stpg, false);
+	srpt_tport_set_tpg(stpg->tport, NULL);
 	core_tpg_deregister(se_tpg);
 	kfree(stpg);
 }
 
-/* An ACL is named by an initiator port ID or, for RDMA/CM, an IP address. */
+/*
+ * Parse a node ACL name into what it admits (struct srpt_acl_id): an
+ * initiator port ID ([0x]<32 hex>, or eight colon-separated groups of
+ * four), a port GUID ([0x]<16 hex> or xxxx:xxxx:xxxx:xxxx) or an IP
+ * address (IPv4, IPv6 compressed or expanded). Hex digits in either case.
+ * A name of eight groups of four is both a port ID and an IPv6 address.
+ */
+static int srpt_parse_acl_name(const char *name, struct srpt_acl_id *id)
+{
+	u8 raw[16], v4[4];
+
+	memset(id, 0, sizeof(*id));
+	switch (srpt_parse_port_name(name, raw)) {
+	case 16:
+		memcpy(id->port_id, raw, 16);
+		id->has_port_id = true;
+		break;
+	case 8:
+		memcpy(id->guid, raw, 8);
+		id->has_guid = true;
+		break;
+	}
+	if (in4_pton(name, -1, v4, -1, NULL)) {
+		ipv6_addr_set_v4mapped(*(__be32 *)v4, (struct in6_addr *)id->ip);
+		id->has_ip = true;
+	} else if (in6_pton(name, -1, id->ip, -1, NULL)) {
+		id->has_ip = true;
+	}
+	return id->has_port_id || id->has_guid || id->has_ip ? 0 : -EINVAL;
+}
+
+/* mkdir acls/<name>: refuse a name no login could ever match. */
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
-	u8 id[16], addr[16];
+	struct srpt_node_acl *nacl = container_of(se_nacl,
+						  struct srpt_node_acl, nacl);
 
-	if (srpt_parse_port_name(name, id) == 16 ||
-	    in4_pton(name, -1, addr, -1, NULL) ||
-	    in6_pton(name, -1, addr, -1, NULL))
-		return 0;
-	pr_err("ACL %s: not an initiator port ID (0x + 32 hex digits) or IP address\n",
-	       name);
-	return -EINVAL;
+	if (srpt_parse_acl_name(name, &nacl->id)) {
+		pr_err("ACL %s: name it by the initiator port ID (0x + 32 hex digits), its port GUID (xxxx:xxxx:xxxx:xxxx) or, for RDMA/CM logins, its IP address\n",
+		       name);
+		return -EINVAL;
+	}
+	/* Logins may already see the ACL: publish the parsed name last. */
+	smp_store_release(&nacl->id_valid, true);
+	return 0;
 }
 
 static ssize_t srpt_da_rdma_cm_port_show(struct config_item *item,
@@ -253,9 +272,8 @@ static ssize_t srpt_attrib_store(const char *page, size_t count, u32 *field,
 		pr_err("value %u out of range [%u, %u]\n", val, min, max);
 		return -EINVAL;
 	}
-	mutex_lock(&srpt_mutex);
-	*field = val;
-	mutex_unlock(&srpt_mutex);
+	/* Read by logins with READ_ONCE(). */
+	WRITE_ONCE(*field, val);
 	return count;
 }
 
@@ -295,7 +313,7 @@ static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 static const struct target_core_fabric_ops srpt_fabric_ops = {
 	.module				= THIS_MODULE,
 	.fabric_name			= "srpt",
-	.node_acl_size			= sizeof(struct se_node_acl),
+	.node_acl_size			= sizeof(struct srpt_node_acl),
 	.max_data_sg_nents		= SRPT_MAX_DATA_LEN / PAGE_SIZE,
 	.tpg_get_wwn			= srpt_get_fabric_wwn,
 	.tpg_get_tag			= srpt_get_tag,

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The data path of an SRP channel: channel state, receive and response
- * buffers, dispatch of received IUs, SCSI commands and task management
- * through LIO, data transfer with rdma_rw and the SRP_RSP that ends each
- * request.
+ * The rings of an SRP channel and the data it moves: channel state,
+ * receive buffers and the dispatch of received IUs (to srpt_cmd.c, in
+ * arrival order), the command pool, data buffers, RDMA contexts and the
+ * send queue, where RDMA READs and responses wait for slots (and, on
+ * iWARP, MRs) in order.
  *
  * Credits: every receive buffer posted is one credit. A request consumes
  * one; it is given back (req_lim_delta) once the buffer holding the
  * request has been posted again, which happens just before its response is
- * sent. Commands come from a pool per channel; nothing is allocated per
- * command except data buffers and, for commands with more RDMA contexts
- * than fit inline, the context array.
+ * sent, and rides on the next response that is posted. Commands come from
+ * a pool per channel; nothing is allocated per command except data buffers
+ * and, for commands with more RDMA contexts than fit inline, the context
+ * array.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,17 +24,22 @@
 
 static void srpt_run_iu_wait(struct srpt_rdma_ch *ch);
 static void srpt_sq_kick(struct srpt_rdma_ch *ch);
+static void srpt_start(struct srpt_cmd *cmd);
 
 /* Runs channel release work; destroyed (drained) at module unload. */
 static struct workqueue_struct *srpt_wq;
+/* What received IUs are handed to (srpt_cmd.c). */
+static srpt_iu_handler_fn srpt_iu_handler;
 
 /**
  * srpt_io_init() - create the workqueue channels are released on
+ * @handler: what executes a received IU (the layer above)
  *
  * Return: 0 or -ENOMEM.
  */
-int srpt_io_init(void)
+int srpt_io_init(srpt_iu_handler_fn handler)
 {
+	srpt_iu_handler = handler;
 	srpt_wq = alloc_workqueue("srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	return srpt_wq ? 0 : -ENOMEM;
 }
@@ -46,28 +53,68 @@ void srpt_io_exit(void)
 }
 
 /**
- * srpt_set_ch_state() - move a channel to a later state
- * @ch: channel
- * @new: new state
+ * srpt_ch_state_name() - a channel state in words, for logs
+ * @state: state
  *
- * States only move forward (enum srpt_ch_state order), so two racing
- * callers agree on who made a transition.
- *
- * Context: any; takes ch->lock.
- * Return: true if the state changed.
+ * Return: its name.
  */
-bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
+const char *srpt_ch_state_name(enum srpt_ch_state state)
+{
+	switch (state) {
+	case SRPT_CH_NEW:
+		return "new";
+	case SRPT_CH_CONNECTING:
+		return "connecting";
+	case SRPT_CH_LIVE:
+		return "live";
+	case SRPT_CH_DISCONNECTING:
+		return "disconnecting";
+	case SRPT_CH_DRAINING:
+		return "draining";
+	}
+	return "?";
+}
+
+/* The transitions enum srpt_ch_state lists. */
+static bool srpt_ch_state_allowed(enum srpt_ch_state old,
+				  enum srpt_ch_state new)
+{
+	switch (new) {
+	case SRPT_CH_CONNECTING:
+		return old == SRPT_CH_NEW;
+	case SRPT_CH_LIVE:
+		return old == SRPT_CH_CONNECTING;
+	case SRPT_CH_DISCONNECTING:
+		return old <= SRPT_CH_LIVE;
+	case SRPT_CH_DRAINING:
+		return old == SRPT_CH_DISCONNECTING;
+	default:
+		return false;
+	}
+}
+
+/* Change the state of @ch if allowed; the caller holds ch->lock. */
+static bool __srpt_ch_change_state(struct srpt_rdma_ch *ch,
+				   enum srpt_ch_state new)
+{
+	lockdep_assert_held(&ch->lock);
+	if (!srpt_ch_state_allowed(ch->state, new))
+		return false;
+	pr_debug("%s: channel %s -> %s\n", ch->sess_name,
+		 srpt_ch_state_name(ch->state), srpt_ch_state_name(new));
+	WRITE_ONCE(ch->state, new);
+	return true;
+}
+
+static bool srpt_ch_change_state(struct srpt_rdma_ch *ch,
+				 enum srpt_ch_state new)
 {
 	unsigned long flags;
 	bool changed;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	changed = new > ch->state;
-	if (changed)
-		WRITE_ONCE(ch->state, new);
+	changed = __srpt_ch_change_state(ch, new);
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (changed)
-		pr_debug("%s: channel state -> %d\n", ch->sess_name, new);
 	return changed;
 }
 
@@ -76,13 +123,69 @@ bool srpt_set_ch_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
  * @ch: channel
  *
  * Moves the channel to DISCONNECTING and queues its release work, once.
+ * While the login still sets the channel up (NEW), the request is only
+ * recorded: the login owns the channel until srpt_ch_setup_done().
  *
  * Context: any.
  */
 void srpt_close_ch(struct srpt_rdma_ch *ch)
 {
-	if (srpt_set_ch_state(ch, SRPT_CH_DISCONNECTING))
+	unsigned long flags;
+	bool release;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->state == SRPT_CH_NEW) {
+		ch->close_requested = true;
+		release = false;
+	} else {
+		release = __srpt_ch_change_state(ch, SRPT_CH_DISCONNECTING);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (release)
 		queue_work(srpt_wq, &ch->release_work);
+}
+
+/**
+ * srpt_ch_setup_done() - the login is done with a channel it set up
+ * @ch: channel in state NEW
+ * @accepted: the CM accepted the connection
+ *
+ * An accepted channel waits for the RTU (CONNECTING), unless a close was
+ * requested meanwhile; any other goes to its release work, which undoes
+ * whatever the login got done. Either way the login must not touch @ch
+ * afterwards.
+ *
+ * Context: any.
+ */
+void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted)
+{
+	unsigned long flags;
+	bool release;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->accepted = accepted;
+	release = !accepted || ch->close_requested;
+	__srpt_ch_change_state(ch, release ? SRPT_CH_DISCONNECTING :
+					     SRPT_CH_CONNECTING);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (release)
+		queue_work(srpt_wq, &ch->release_work);
+}
+
+/*
+ * A context that will touch @ch after the command it works for may have
+ * been finished holds ch->busy: the release work frees the channel only
+ * when nobody does (srpt_ch_wait_cmds()).
+ */
+static void srpt_ch_get(struct srpt_rdma_ch *ch)
+{
+	atomic_inc(&ch->busy);
+}
+
+static void srpt_ch_put(struct srpt_rdma_ch *ch)
+{
+	if (atomic_dec_and_test(&ch->busy))
+		wake_up_var(&ch->busy);
 }
 
 static struct ib_device *srpt_ch_dev(struct srpt_rdma_ch *ch)
@@ -374,8 +477,13 @@ int srpt_post_all_recvs(struct srpt_rdma_ch *ch)
 	return 0;
 }
 
-/* Give the request buffer of @cmd back to the receive queue. */
-static void srpt_repost_iu(struct srpt_cmd *cmd, bool credit)
+/**
+ * srpt_repost_iu() - give the request buffer of a command back
+ * @cmd: command; its request buffer (if it still has one) is reposted
+ * @credit: the request consumed a credit, to be returned with the next
+ *	response
+ */
+void srpt_repost_iu(struct srpt_cmd *cmd, bool credit)
 {
 	struct srpt_recv_iu *iu = cmd->iu;
 
@@ -386,7 +494,11 @@ static void srpt_repost_iu(struct srpt_cmd *cmd, bool credit)
 		atomic_inc(&cmd->ch->req_lim_delta);
 }
 
-static void srpt_put_cmd(struct srpt_cmd *cmd)
+/**
+ * srpt_put_cmd() - return a command to the channel's pool
+ * @cmd: command that has no request buffer, data or work left
+ */
+void srpt_put_cmd(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
 	unsigned long flags;
@@ -399,23 +511,58 @@ static void srpt_put_cmd(struct srpt_cmd *cmd)
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (waiting)
 		srpt_run_iu_wait(ch);
+	/* Last: the release work may free @ch once every command is home. */
+	srpt_ch_put(ch);
 }
 
-/* Undo srpt_alloc_data() and srpt_rw_init(). */
-static void srpt_free_data(struct srpt_cmd *cmd)
+/*
+ * Destroy the RDMA contexts of @cmd (their MRs go back to the QP's pool on
+ * iWARP, the data buffer is unmapped); the data buffer itself stays.
+ */
+static void __srpt_rw_destroy(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
 	enum dma_data_direction dir;
 	u32 i;
 
 	dir = cmd->data_out ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	for (i = 0; i < cmd->n_active; i++) {
+		struct srpt_rw *rw = &cmd->rw[i];
+
+		if (!rw->active)
+			continue;
+		rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
+				    rw->sg, rw->cnt, dir);
+		rw->active = false;
+		atomic_dec(&ch->rw_active);
+	}
+	cmd->n_active = 0;
+	cmd->n_wrs = 0;
+	cmd->rw_ready = false;
+}
+
+/* The transfer of @cmd is over: give its RDMA contexts back. */
+static void srpt_rw_put(struct srpt_cmd *cmd)
+{
+	if (!cmd->rw_ready)
+		return;
+	__srpt_rw_destroy(cmd);
+	/* A command may be waiting for the MRs these held. */
+	srpt_sq_kick(cmd->ch);
+}
+
+/**
+ * srpt_free_data() - free the data buffer of a command
+ * @cmd: command; undoes srpt_alloc_data() and any RDMA context left
+ */
+void srpt_free_data(struct srpt_cmd *cmd)
+{
+	u32 i;
+
+	__srpt_rw_destroy(cmd);
 	for (i = 0; i < cmd->n_rw; i++) {
 		struct srpt_rw *rw = &cmd->rw[i];
 
-		if (rw->active)
-			rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
-					    rw->sg, rw->cnt, dir);
-		rw->active = false;
 		if (rw->sg)
 			target_free_sgl(rw->sg, rw->nents);
 		rw->sg = NULL;
@@ -424,7 +571,6 @@ static void srpt_free_data(struct srpt_cmd *cmd)
 		kfree(cmd->rw);
 	cmd->rw = NULL;
 	cmd->n_rw = 0;
-	cmd->n_active = 0;
 	cmd->data_sg = NULL;
 	cmd->data_nents = 0;
 }
@@ -451,13 +597,19 @@ static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 	cmd->data_nents = n;
 }
 
-/*
- * Allocate the data buffer of a command: one scatterlist per RDMA context
- * (a remote buffer, cut into pieces of at most max_rdma_size), chained so
- * that LIO sees a single list. Immediate data stays in the receive buffer.
+/**
+ * srpt_alloc_data() - allocate the data buffer of a command
+ * @cmd: command holding the request @ci was parsed from
+ * @ci: the parsed SRP_CMD
+ *
+ * One scatterlist per RDMA context (a remote buffer, cut into pieces of
+ * at most max_rdma_size), chained so that LIO sees a single list in
+ * cmd->data_sg. Immediate data stays in the receive buffer.
+ *
+ * Return: 0, -E2BIG if the command needs too many RDMA contexts, or
+ * -ENOMEM.
  */
-static int srpt_alloc_data(struct srpt_cmd *cmd,
-			   const struct srpt_cmd_info *ci)
+int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
 	struct srpt_rw *prev = NULL;
@@ -517,6 +669,10 @@ fail:
  * Set up the RDMA contexts for the bytes LIO wants moved: se_cmd
  * data_length may be below what the descriptors offer (underflow), in
  * which case the transfer stops there.
+ *
+ * Return: 0; -EAGAIN when the QP's MR pool is exhausted (iWARP needs an
+ * MR per RDMA READ), with no context left behind; another error if the
+ * command cannot be transferred at all.
  */
 static int srpt_rw_init(struct srpt_cmd *cmd)
 {
@@ -538,22 +694,31 @@ static int srpt_rw_init(struct srpt_cmd *cmd)
 		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
 				       rw->sg, rw->cnt, 0, rw->va, rw->rkey,
 				       dir);
-		if (ret < 0) {
-			pr_warn_ratelimited("%s: rdma_rw_ctx_init failed: %d\n",
-					    ch->sess_name, ret);
-			return -EIO;
-		}
+		if (ret < 0)
+			goto fail;
 		rw->active = true;
+		atomic_inc(&ch->rw_active);
 		cmd->n_wrs += ret;
 		left -= xfer;
 	}
-	if (cmd->n_wrs + 1 > ch->sq_wr_total) {
-		pr_warn_ratelimited("%s: command needs %u work requests, send queue has %u\n",
-				    ch->sess_name, cmd->n_wrs + 1,
-				    ch->sq_wr_total);
-		return -EIO;
-	}
+	ret = -EIO;
+	if (cmd->n_wrs + 1 > ch->sq_wr_total)
+		goto fail;
+	cmd->rw_ready = true;
 	return 0;
+
+fail:
+	if (ret != -EAGAIN)
+		pr_warn_ratelimited("%s: cannot set up the RDMA transfer of task %#llx (%u work requests, send queue %u): %d\n",
+				    ch->sess_name, cmd->tag, cmd->n_wrs + 1,
+				    ch->sq_wr_total, ret);
+	__srpt_rw_destroy(cmd);
+	return ret;
+}
+
+static bool srpt_pending_needs_rw(struct srpt_cmd *cmd)
+{
+	return cmd->pending == SRPT_PEND_READ || cmd->rsp_with_data;
 }
 
 static u32 srpt_pending_wrs(struct srpt_cmd *cmd)
@@ -563,6 +728,30 @@ static u32 srpt_pending_wrs(struct srpt_cmd *cmd)
 	return 1 + (cmd->rsp_with_data ? cmd->n_wrs : 0);
 }
 
+/* Send queue slots: reserved before posting, released by the completion. */
+static bool srpt_sq_reserve(struct srpt_cmd *cmd, u32 n)
+{
+	struct srpt_rdma_ch *ch = cmd->ch;
+
+	if (atomic_sub_return(n, &ch->sq_wr_avail) < 0) {
+		atomic_add(n, &ch->sq_wr_avail);
+		return false;
+	}
+	cmd->sq_held = n;
+	return true;
+}
+
+static void srpt_sq_release(struct srpt_cmd *cmd)
+{
+	struct srpt_rdma_ch *ch = cmd->ch;
+
+	if (WARN_ON_ONCE(!cmd->sq_held))
+		return;
+	atomic_add(cmd->sq_held, &ch->sq_wr_avail);
+	cmd->sq_held = 0;
+	srpt_sq_kick(ch);
+}
+
 /* Post what @cmd waits for; the send queue slots are held. */
 static int srpt_post_pending(struct srpt_cmd *cmd)
 {
@@ -570,9 +759,14 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 	u32 port = ch->sport->port_num;
 	struct ib_send_wr send_wr = {}, *first = NULL;
 	struct ib_sge sge;
+	u32 credits;
 	int i;
 
 	if (cmd->pending == SRPT_PEND_RSP) {
+		/* Every credit given back so far rides on this response. */
+		credits = atomic_xchg(&ch->req_lim_delta, 0);
+		if (!srpt_iu_set_req_lim_delta(cmd->rsp_buf, credits))
+			atomic_add(credits, &ch->req_lim_delta);
 		sge.addr = cmd->rsp_dma;
 		sge.length = cmd->rsp_len;
 		sge.lkey = ch->sport->sdev->pd->local_dma_lkey;
@@ -594,90 +788,152 @@ post:
 	return srpt_post_send(ch, first);
 }
 
-/* Release the send queue slots of @cmd and finish it after a failure. */
-static void srpt_pending_failed(struct srpt_cmd *cmd);
-
-/*
- * Start what @cmd waits for, or queue it behind others until the send
- * queue has room.
- */
-static int srpt_start(struct srpt_cmd *cmd)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-	u32 n = srpt_pending_wrs(cmd);
-	unsigned long flags;
-	int ret;
-
-	if (list_empty_careful(&ch->sq_wait)) {
-		if (atomic_sub_return(n, &ch->sq_wr_avail) >= 0) {
-			cmd->sq_held = n;
-			ret = srpt_post_pending(cmd);
-			if (ret) {
-				atomic_add(n, &ch->sq_wr_avail);
-				cmd->sq_held = 0;
-			}
-			return ret;
-		}
-		atomic_add(n, &ch->sq_wr_avail);
-	}
-	spin_lock_irqsave(&ch->lock, flags);
-	list_add_tail(&cmd->entry, &ch->sq_wait);
-	spin_unlock_irqrestore(&ch->lock, flags);
-	srpt_sq_kick(ch);
-	return 0;
-}
-
-/* Start queued commands while the send queue has room. */
-static void srpt_sq_kick(struct srpt_rdma_ch *ch)
-{
-	struct srpt_cmd *cmd;
-	unsigned long flags;
-	u32 n;
-
-	for (;;) {
-		spin_lock_irqsave(&ch->lock, flags);
-		cmd = list_first_entry_or_null(&ch->sq_wait, struct srpt_cmd,
-					       entry);
-		if (!cmd) {
-			spin_unlock_irqrestore(&ch->lock, flags);
-			return;
-		}
-		n = srpt_pending_wrs(cmd);
-		if (atomic_sub_return(n, &ch->sq_wr_avail) < 0) {
-			atomic_add(n, &ch->sq_wr_avail);
-			spin_unlock_irqrestore(&ch->lock, flags);
-			return;
-		}
-		list_del_init(&cmd->entry);
-		spin_unlock_irqrestore(&ch->lock, flags);
-		cmd->sq_held = n;
-		if (srpt_post_pending(cmd))
-			srpt_pending_failed(cmd);
-	}
-}
-
 /* The response of @cmd was sent, or will never be: finish the command. */
 static void srpt_cmd_done(struct srpt_cmd *cmd)
 {
+	srpt_rw_put(cmd);
 	if (cmd->lio)
 		transport_generic_free_cmd(&cmd->se_cmd, 0);
 	else
 		srpt_put_cmd(cmd);
 }
 
-static void srpt_pending_failed(struct srpt_cmd *cmd)
+/*
+ * The data-in of a command cannot be moved: answer it with CHECK
+ * CONDITION, ABORTED COMMAND (the initiator retries), and no data.
+ */
+static void srpt_data_in_failed(struct srpt_cmd *cmd)
 {
-	atomic_add(cmd->sq_held, &cmd->ch->sq_wr_avail);
-	cmd->sq_held = 0;
-	if (cmd->pending == SRPT_PEND_READ) {
-		/* Parked RDMA READ of a channel going away. */
-		cmd->pending = SRPT_PEND_NONE;
-		transport_generic_request_failure(&cmd->se_cmd,
-						  TCM_CHECK_CONDITION_ABORT_CMD);
+	u32 sense_len;
+
+	sense_len = srpt_fixed_sense(cmd->sense, sizeof(cmd->sense),
+				     ABORTED_COMMAND, 0, 0);
+	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, cmd->ch->max_rsp_size,
+				      cmd->tag, 0, SAM_STAT_CHECK_CONDITION,
+				      cmd->sense, sense_len, 0, 0, 0);
+	cmd->rsp_with_data = false;
+	srpt_start(cmd);
+}
+
+/*
+ * What @cmd waits for cannot be done: the channel is going away
+ * (-ESHUTDOWN) or the transfer cannot be set up (another error).
+ */
+static void srpt_pending_failed(struct srpt_cmd *cmd, int err)
+{
+	enum srpt_pending pending = cmd->pending;
+	sense_reason_t reason;
+
+	cmd->pending = SRPT_PEND_NONE;
+	if (pending == SRPT_PEND_READ) {
+		reason = err == -ENOMEM ? TCM_OUT_OF_RESOURCES :
+					  TCM_CHECK_CONDITION_ABORT_CMD;
+		transport_generic_request_failure(&cmd->se_cmd, reason);
 		return;
 	}
-	cmd->pending = SRPT_PEND_NONE;
+	if (err != -ESHUTDOWN && cmd->rsp_with_data) {
+		cmd->pending = SRPT_PEND_RSP;
+		srpt_data_in_failed(cmd);
+		return;
+	}
 	srpt_cmd_done(cmd);
+}
+
+/*
+ * Start what @cmd waits for. Return -EAGAIN, with nothing held, if it
+ * must wait for send queue slots or RDMA contexts.
+ */
+static int srpt_try_start(struct srpt_cmd *cmd)
+{
+	struct srpt_rdma_ch *ch = cmd->ch;
+	bool rw_idle;
+	int ret;
+
+	if (READ_ONCE(ch->state) >= SRPT_CH_DRAINING) {
+		srpt_pending_failed(cmd, -ESHUTDOWN);
+		return 0;
+	}
+	if (srpt_pending_needs_rw(cmd) && !cmd->rw_ready) {
+		/* Only this context sets contexts up: see srpt_sq_kick(). */
+		rw_idle = !atomic_read(&ch->rw_active);
+		ret = srpt_rw_init(cmd);
+		if (ret == -EAGAIN && !rw_idle)
+			return ret;	/* retried when MRs come back */
+		if (ret) {
+			srpt_pending_failed(cmd, ret);
+			return 0;
+		}
+		if (cmd->pending == SRPT_PEND_READ && !cmd->n_wrs) {
+			/* Nothing to read after all. */
+			cmd->pending = SRPT_PEND_NONE;
+			srpt_rw_put(cmd);
+			target_execute_cmd(&cmd->se_cmd);
+			return 0;
+		}
+	}
+	if (!srpt_sq_reserve(cmd, srpt_pending_wrs(cmd)))
+		return -EAGAIN;
+	ret = srpt_post_pending(cmd);
+	if (ret) {
+		srpt_sq_release(cmd);
+		srpt_pending_failed(cmd, -ESHUTDOWN);
+	}
+	return 0;
+}
+
+/*
+ * Start the commands of ch->sq_wait in order while the send queue and the
+ * MR pool have room. One context at a time does this; others that add
+ * commands or give resources back only ask it to look again, so that
+ * failures that finish commands (and queue their responses) while the
+ * channel drains are handled in this loop instead of by recursion.
+ */
+static void srpt_sq_kick(struct srpt_rdma_ch *ch)
+{
+	struct srpt_cmd *cmd;
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->sq_kicking) {
+		ch->sq_kick_again = true;
+		spin_unlock_irqrestore(&ch->lock, flags);
+		return;
+	}
+	/* Failing the last command must not free @ch under this loop. */
+	srpt_ch_get(ch);
+	ch->sq_kicking = true;
+	for (;;) {
+		ch->sq_kick_again = false;
+		cmd = list_first_entry_or_null(&ch->sq_wait, struct srpt_cmd,
+					       entry);
+		if (!cmd)
+			break;
+		list_del_init(&cmd->entry);
+		spin_unlock_irqrestore(&ch->lock, flags);
+		ret = srpt_try_start(cmd);
+		spin_lock_irqsave(&ch->lock, flags);
+		if (ret == -EAGAIN) {
+			list_add(&cmd->entry, &ch->sq_wait);
+			if (!ch->sq_kick_again)
+				break;
+		}
+	}
+	ch->sq_kicking = false;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	srpt_ch_put(ch);
+}
+
+/* Queue @cmd behind the commands already waiting, and start what can. */
+static void srpt_start(struct srpt_cmd *cmd)
+{
+	struct srpt_rdma_ch *ch = cmd->ch;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	list_add_tail(&cmd->entry, &ch->sq_wait);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	srpt_sq_kick(ch);
 }
 
 static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -686,13 +942,11 @@ static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 					    rsp_cqe);
 	struct srpt_rdma_ch *ch = cmd->ch;
 
-	atomic_add(cmd->sq_held, &ch->sq_wr_avail);
-	cmd->sq_held = 0;
 	cmd->pending = SRPT_PEND_NONE;
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		srpt_wc_failed(ch, wc, "response send");
+	srpt_sq_release(cmd);
 	srpt_cmd_done(cmd);
-	srpt_sq_kick(ch);
 }
 
 static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -701,9 +955,10 @@ static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc)
 					    read_cqe);
 	struct srpt_rdma_ch *ch = cmd->ch;
 
-	atomic_add(cmd->sq_held, &ch->sq_wr_avail);
-	cmd->sq_held = 0;
 	cmd->pending = SRPT_PEND_NONE;
+	srpt_sq_release(cmd);
+	/* Unmap the data (and free the MRs) before LIO looks at it. */
+	srpt_rw_put(cmd);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_failed(ch, wc, "RDMA READ");
 		transport_generic_request_failure(&cmd->se_cmd,
@@ -711,214 +966,35 @@ static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else {
 		target_execute_cmd(&cmd->se_cmd);
 	}
-	srpt_sq_kick(ch);
 }
 
-/* Queue the response built in cmd->rsp_buf; the request buffer is reposted. */
-static int srpt_send_rsp(struct srpt_cmd *cmd)
+/**
+ * srpt_send_rsp() - send the response built in cmd->rsp_buf
+ * @cmd: command, after its data-in (RDMA WRITEs) if cmd->rsp_with_data
+ *
+ * The response waits for send queue slots (and RDMA contexts for the
+ * data) behind earlier ones; its credits are filled in when it is posted.
+ * The command is finished once the response was sent, or failed.
+ */
+void srpt_send_rsp(struct srpt_cmd *cmd)
 {
 	cmd->pending = SRPT_PEND_RSP;
-	return srpt_start(cmd);
+	srpt_start(cmd);
 }
 
-static u32 srpt_take_credits(struct srpt_rdma_ch *ch)
+/**
+ * srpt_start_read() - RDMA READ the data-out of a command, then execute it
+ * @cmd: LIO command with data to fetch
+ *
+ * The READ waits for send queue slots and RDMA contexts (MRs on iWARP)
+ * behind earlier work; when it completes, LIO executes the command. If it
+ * cannot be done the command fails through
+ * transport_generic_request_failure().
+ */
+void srpt_start_read(struct srpt_cmd *cmd)
 {
-	return atomic_xchg(&ch->req_lim_delta, 0);
-}
-
-/* Answer a request that never reached LIO with a SCSI status. */
-static void srpt_send_status(struct srpt_cmd *cmd, u8 status, u8 key, u8 asc,
-			     u8 ascq)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-	u32 sense_len = 0;
-
-	if (status == SAM_STAT_CHECK_CONDITION)
-		sense_len = srpt_fixed_sense(cmd->sense, sizeof(cmd->sense),
-					     key, asc, ascq);
-	srpt_repost_iu(cmd, true);
-	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, ch->max_rsp_size, cmd->tag,
-				      srpt_take_credits(ch), status, cmd->sense,
-				      sense_len, 0, 0, 0);
-	if (srpt_send_rsp(cmd))
-		srpt_put_cmd(cmd);
-}
-
-static void srpt_send_tm_status(struct srpt_cmd *cmd,
-				enum srpt_tm_rsp_code code)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-
-	srpt_repost_iu(cmd, true);
-	cmd->rsp_len = srpt_build_tm_rsp(cmd->rsp_buf, ch->max_rsp_size,
-					 cmd->tag, srpt_take_credits(ch), code);
-	if (srpt_send_rsp(cmd))
-		srpt_cmd_done(cmd);
-}
-
-static int srpt_task_attr(u8 attr)
-{
-	switch (attr) {
-	case 0:
-		return TCM_SIMPLE_TAG;
-	case 1:
-		return TCM_HEAD_TAG;
-	case 2:
-		return TCM_ORDERED_TAG;
-	case 4:
-		return TCM_ACA_TAG;
-	default:
-		return -1;
-	}
-}
-
-static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
-{
-	struct srpt_recv_iu *iu = cmd->iu;
-	struct srpt_cmd_info ci;
-	enum srpt_cmd_err err;
-	int attr, dir, ret;
-
-	err = srpt_parse_cmd(iu->buf, iu->len, ch->imm_data_offset,
-			     SRPT_MAX_DATA_LEN, &ci);
-	cmd->tag = ci.tag;
-	attr = srpt_task_attr(ci.task_attr);
-	if (err || attr < 0) {
-		pr_warn_ratelimited("%s: rejecting SRP_CMD (IU length %u): %s\n",
-				    ch->sess_name, iu->len,
-				    err == SRPT_CMD_BAD_FMT ?
-				    "unsupported buffer format" :
-				    err == SRPT_CMD_TOO_BIG ?
-				    "data length too large" : "malformed");
-		srpt_send_status(cmd, SAM_STAT_CHECK_CONDITION,
-				 ILLEGAL_REQUEST, 0x0e, 0x03);
-		return;
-	}
-	ret = srpt_alloc_data(cmd, &ci);
-	if (ret) {
-		pr_warn_ratelimited("%s: no data buffer for %u bytes: %d\n",
-				    ch->sess_name, ci.data_len, ret);
-		if (ret == -E2BIG)
-			srpt_send_status(cmd, SAM_STAT_CHECK_CONDITION,
-					 ILLEGAL_REQUEST, 0x0e, 0x03);
-		else
-			srpt_send_status(cmd, SAM_STAT_BUSY, 0, 0, 0);
-		return;
-	}
-	if (ci.fmt == SRP_NO_DATA_DESC)
-		dir = DMA_NONE;
-	else
-		dir = ci.data_out ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
-
-	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
-	cmd->se_cmd.tag = ci.tag;
-	ret = target_init_cmd(&cmd->se_cmd, ch->sess, cmd->sense,
-			      scsilun_to_int(&ci.lun), ci.data_len, attr, dir,
-			      TARGET_SCF_ACK_KREF);
-	if (ret) {
-		/* The session is going away: drop the command. */
-		srpt_free_data(cmd);
-		srpt_repost_iu(cmd, true);
-		srpt_put_cmd(cmd);
-		return;
-	}
-	cmd->lio = true;
-	if (target_submit_prep(&cmd->se_cmd, (unsigned char *)ci.cdb,
-			       cmd->data_sg, cmd->data_nents, NULL, 0, NULL, 0,
-			       GFP_KERNEL))
-		return;		/* LIO sent CHECK CONDITION */
-	target_submit(&cmd->se_cmd);
-}
-
-static int srpt_tmf(u8 srp_function)
-{
-	switch (srp_function) {
-	case SRP_TSK_ABORT_TASK:
-		return TMR_ABORT_TASK;
-	case SRP_TSK_ABORT_TASK_SET:
-		return TMR_ABORT_TASK_SET;
-	case SRP_TSK_CLEAR_TASK_SET:
-		return TMR_CLEAR_TASK_SET;
-	case SRP_TSK_LUN_RESET:
-		return TMR_LUN_RESET;
-	case SRP_TSK_CLEAR_ACA:
-		return TMR_CLEAR_ACA;
-	default:
-		return -1;
-	}
-}
-
-static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
-				 struct srpt_cmd *cmd)
-{
-	struct srpt_recv_iu *iu = cmd->iu;
-	struct srpt_tsk_info ti;
-	int tmf;
-
-	if (srpt_parse_tsk_mgmt(iu->buf, iu->len, &ti)) {
-		cmd->tag = ti.tag;
-		pr_warn_ratelimited("%s: short SRP_TSK_MGMT (%u bytes)\n",
-				    ch->sess_name, iu->len);
-		srpt_send_tm_status(cmd, SRPT_TM_INVALID_FIELDS);
-		return;
-	}
-	cmd->tag = ti.tag;
-	tmf = srpt_tmf(ti.function);
-	if (tmf < 0) {
-		pr_info_ratelimited("%s: task management function %#x not supported\n",
-				    ch->sess_name, ti.function);
-		srpt_send_tm_status(cmd, SRPT_TM_NOT_SUPPORTED);
-		return;
-	}
-	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
-	cmd->se_cmd.tag = ti.tag;
-	cmd->lio = true;
-	if (target_submit_tmr(&cmd->se_cmd, ch->sess, NULL,
-			      scsilun_to_int(&ti.lun), NULL, tmf, GFP_KERNEL,
-			      ti.task_tag, TARGET_SCF_ACK_KREF)) {
-		cmd->lio = false;
-		srpt_send_tm_status(cmd, SRPT_TM_FAILED);
-	}
-}
-
-static void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu,
-			   struct srpt_cmd *cmd)
-{
-	u8 opcode = srpt_iu_opcode(iu->buf, iu->len);
-
-	cmd->iu = iu;
-	switch (opcode) {
-	case SRP_CMD:
-		srpt_handle_cmd(ch, cmd);
-		break;
-	case SRP_TSK_MGMT:
-		srpt_handle_tsk_mgmt(ch, cmd);
-		break;
-	case SRP_I_LOGOUT:
-		pr_info("%s: initiator logged out\n", ch->sess_name);
-		srpt_repost_iu(cmd, true);
-		srpt_put_cmd(cmd);
-		srpt_close_ch(ch);
-		break;
-	case SRP_CRED_RSP:
-	case SRP_AER_RSP:
-		/* Answers to target requests consume no credit. */
-		srpt_repost_iu(cmd, false);
-		srpt_put_cmd(cmd);
-		break;
-	default:
-		pr_warn_ratelimited("%s: invalid IU type %#x (%u bytes): logging the channel out\n",
-				    ch->sess_name, opcode, iu->len);
-		cmd->tag = srpt_iu_tag(iu->buf, iu->len);
-		srpt_repost_iu(cmd, true);
-		cmd->rsp_len = srpt_build_t_logout(cmd->rsp_buf,
-						   ch->max_rsp_size, cmd->tag,
-						   SRPT_T_LOGOUT_INVALID_IU);
-		if (srpt_send_rsp(cmd))
-			srpt_put_cmd(cmd);
-		srpt_close_ch(ch);
-		break;
-	}
+	cmd->pending = SRPT_PEND_READ;
+	srpt_start(cmd);
 }
 
 /*
@@ -931,26 +1007,31 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 	struct srpt_cmd *cmd;
 	unsigned long flags;
 
+	/* This context uses @ch until it returns: see srpt_ch_wait_cmds(). */
+	srpt_ch_get(ch);
 	for (;;) {
 		spin_lock_irqsave(&ch->lock, flags);
 		if (ch->state != SRPT_CH_LIVE || ch->iu_running ||
 		    list_empty(&ch->iu_wait) || list_empty(&ch->free_cmds)) {
 			spin_unlock_irqrestore(&ch->lock, flags);
-			return;
+			break;
 		}
 		iu = list_first_entry(&ch->iu_wait, struct srpt_recv_iu, entry);
 		list_del_init(&iu->entry);
 		cmd = list_first_entry(&ch->free_cmds, struct srpt_cmd, entry);
 		list_del_init(&cmd->entry);
+		srpt_ch_get(ch);
 		ch->iu_running = true;
 		spin_unlock_irqrestore(&ch->lock, flags);
 
-		srpt_handle_iu(ch, iu, cmd);
+		cmd->iu = iu;
+		srpt_iu_handler(ch, cmd);
 
 		spin_lock_irqsave(&ch->lock, flags);
 		ch->iu_running = false;
 		spin_unlock_irqrestore(&ch->lock, flags);
 	}
+	srpt_ch_put(ch);
 }
 
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -987,7 +1068,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 void srpt_ch_go_live(struct srpt_rdma_ch *ch)
 {
-	if (srpt_set_ch_state(ch, SRPT_CH_LIVE))
+	if (srpt_ch_change_state(ch, SRPT_CH_LIVE))
 		srpt_run_iu_wait(ch);
 }
 
@@ -1007,173 +1088,26 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 	unsigned long flags;
 
 	spin_lock_bh(&ch->post_lock);
-	srpt_set_ch_state(ch, SRPT_CH_DRAINING);
+	srpt_ch_change_state(ch, SRPT_CH_DRAINING);
 	spin_unlock_bh(&ch->post_lock);
-	ib_drain_qp(ch->qp);
+	if (ch->qp)
+		ib_drain_qp(ch->qp);
 	spin_lock_irqsave(&ch->lock, flags);
 	INIT_LIST_HEAD(&ch->iu_wait);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	srpt_sq_kick(ch);
 }
 
-/* Send the SRP_RSP of a LIO command, after its data-in if @with_data. */
-static void srpt_send_cmd_rsp(struct srpt_cmd *cmd, bool with_data)
-{
-	struct se_cmd *se = &cmd->se_cmd;
-	struct srpt_rdma_ch *ch = cmd->ch;
-	u32 do_resid = 0, di_resid = 0;
-	u8 flags = 0;
-
-	if (se->se_cmd_flags & (SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT)) {
-		bool under = se->se_cmd_flags & SCF_UNDERFLOW_BIT;
-
-		if (se->data_direction == DMA_FROM_DEVICE) {
-			flags = under ? SRP_RSP_FLAG_DIUNDER :
-					SRP_RSP_FLAG_DIOVER;
-			di_resid = se->residual_count;
-		} else if (se->data_direction == DMA_TO_DEVICE) {
-			flags = under ? SRP_RSP_FLAG_DOUNDER :
-					SRP_RSP_FLAG_DOOVER;
-			do_resid = se->residual_count;
-		}
-	}
-	srpt_repost_iu(cmd, true);
-	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, ch->max_rsp_size, cmd->tag,
-				      srpt_take_credits(ch), se->scsi_status,
-				      se->sense_buffer, se->scsi_sense_length,
-				      flags, do_resid, di_resid);
-	cmd->rsp_with_data = with_data;
-	if (srpt_send_rsp(cmd))
-		srpt_pending_failed(cmd);
-}
-
 /**
- * srpt_write_pending() - LIO wants the data-out of a command
- * @se_cmd: command
+ * srpt_ch_wait_cmds() - wait until every command of a channel is back
+ * @ch: drained channel whose LIO session is gone
  *
- * Immediate data is already here; otherwise RDMA READ it, and
- * srpt_read_done() executes the command.
- *
- * Return: 0, or an error for LIO to answer with CHECK CONDITION.
+ * Requests refused without LIO finish in whatever context failed them,
+ * and a context dispatching IUs or starting queued work may still be
+ * returning; the channel may only be freed after that (ch->busy
+ * counts them all: srpt_ch_get()).
  */
-int srpt_write_pending(struct se_cmd *se_cmd)
+void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch)
 {
-	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
-	int ret;
-
-	if (cmd->imm) {
-		target_execute_cmd(se_cmd);
-		return 0;
-	}
-	ret = srpt_rw_init(cmd);
-	if (ret)
-		return ret;
-	if (!cmd->n_wrs) {
-		target_execute_cmd(se_cmd);
-		return 0;
-	}
-	cmd->pending = SRPT_PEND_READ;
-	ret = srpt_start(cmd);
-	if (ret) {
-		cmd->pending = SRPT_PEND_NONE;
-		return -EIO;
-	}
-	return 0;
-}
-
-/**
- * srpt_queue_data_in() - RDMA WRITE the data-in of a command, then SRP_RSP
- * @se_cmd: command
- *
- * Return: 0, or an error for LIO to answer with CHECK CONDITION.
- */
-int srpt_queue_data_in(struct se_cmd *se_cmd)
-{
-	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
-	int ret;
-
-	ret = srpt_rw_init(cmd);
-	if (ret)
-		return ret;
-	srpt_send_cmd_rsp(cmd, cmd->n_wrs > 0);
-	return 0;
-}
-
-/**
- * srpt_queue_status() - send the SRP_RSP of a command without data-in
- * @se_cmd: command
- *
- * Return: 0.
- */
-int srpt_queue_status(struct se_cmd *se_cmd)
-{
-	srpt_send_cmd_rsp(container_of(se_cmd, struct srpt_cmd, se_cmd),
-			  false);
-	return 0;
-}
-
-/**
- * srpt_queue_tm_rsp() - send the SRP_RSP of a task management function
- * @se_cmd: the TMR command
- */
-void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
-{
-	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
-	enum srpt_tm_rsp_code code;
-
-	switch (se_cmd->se_tmr_req->response) {
-	case TMR_FUNCTION_COMPLETE:
-	case TMR_TASK_DOES_NOT_EXIST:
-		code = SRPT_TM_COMPLETE;
-		break;
-	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
-	case TMR_FUNCTION_REJECTED:
-		code = SRPT_TM_NOT_SUPPORTED;
-		break;
-	case TMR_LUN_DOES_NOT_EXIST:
-		code = SRPT_TM_INVALID_FIELDS;
-		break;
-	default:
-		code = SRPT_TM_FAILED;
-		break;
-	}
-	srpt_send_tm_status(cmd, code);
-}
-
-/**
- * srpt_aborted_task() - LIO aborted a command that gets no response
- * @se_cmd: command
- *
- * Nothing is sent (the initiator gave the task up); buffers and the
- * request's credit are released with the command in srpt_release_cmd().
- */
-void srpt_aborted_task(struct se_cmd *se_cmd)
-{
-	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
-
-	pr_debug("%s: task %#llx aborted\n", cmd->ch->sess_name, cmd->tag);
-}
-
-/**
- * srpt_check_stop_free() - LIO is done with a command
- * @se_cmd: command
- *
- * Return: 1 if the command was released.
- */
-int srpt_check_stop_free(struct se_cmd *se_cmd)
-{
-	return target_put_sess_cmd(se_cmd);
-}
-
-/**
- * srpt_release_cmd() - last reference to a command dropped
- * @se_cmd: command
- */
-void srpt_release_cmd(struct se_cmd *se_cmd)
-{
-	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
-
-	srpt_free_data(cmd);
-	srpt_repost_iu(cmd, true);
-	srpt_put_cmd(cmd);
+	wait_var_event(&ch->busy, !atomic_read(&ch->busy));
 }

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SRP requests: SRP_CMD through LIO, task management, logout and the other
+ * IUs an initiator sends, the responses that answer them, and the LIO
+ * fabric callbacks of a command's life (write_pending, queue_data_in,
+ * queue_status, queue_tm_rsp, aborted_task, release). Data movement and
+ * the send queue are srpt_io.c's.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <scsi/scsi_common.h>
+#include <scsi/scsi_proto.h>
+#include "ib_srpt.h"
+
+/*
+ * Answer a request that never reached LIO with a SCSI status; CHECK
+ * CONDITION with sense key @key and @asc_ascq (SRPT_ASC_*).
+ */
+static void srpt_send_status(struct srpt_cmd *cmd, u8 status, u8 key,
+			     u16 asc_ascq)
+{
+	struct srpt_rdma_ch *ch = cmd->ch;
+	u32 sense_len = 0;
+
+	if (status == SAM_STAT_CHECK_CONDITION)
+		sense_len = srpt_fixed_sense(cmd->sense, sizeof(cmd->sense),
+					     key, asc_ascq >> 8, asc_ascq);
+	srpt_repost_iu(cmd, true);
+	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, ch->max_rsp_size, cmd->tag,
+				      0, status, cmd->sense, sense_len, 0, 0,
+				      0);
+	srpt_send_rsp(cmd);
+}
+
+static void srpt_send_tm_status(struct srpt_cmd *cmd,
+				enum srpt_tm_rsp_code code)
+{
+	struct srpt_rdma_ch *ch = cmd->ch;
+
+	srpt_repost_iu(cmd, true);
+	cmd->rsp_len = srpt_build_tm_rsp(cmd->rsp_buf, ch->max_rsp_size,
+					 cmd->tag, 0, code);
+	srpt_send_rsp(cmd);
+}
+
+static int srpt_task_attr(u8 attr)
+{
+	switch (attr) {
+	case 0:
+		return TCM_SIMPLE_TAG;
+	case 1:
+		return TCM_HEAD_TAG;
+	case 2:
+		return TCM_ORDERED_TAG;
+	case 4:
+		return TCM_ACA_TAG;
+	default:
+		return -1;
+	}
+}
+
+/* Answer an SRP_CMD that cannot be executed, saying why. */
+static void srpt_refuse_cmd(struct srpt_cmd *cmd, enum srpt_cmd_err err)
+{
+	static const struct {
+		const char *why;
+		u16 asc_ascq;
+	} refusal[] = {
+		[SRPT_CMD_BAD_IU] = { "malformed", SRPT_ASC_INVALID_IU_FIELD },
+		[SRPT_CMD_BAD_FMT] = { "unsupported buffer format",
+				       SRPT_ASC_INVALID_IU_FIELD },
+		[SRPT_CMD_TOO_BIG] = { "data length too large",
+				       SRPT_ASC_INVALID_IU_FIELD },
+		[SRPT_CMD_BAD_CDB] = { "CDB longer than the IU carries",
+				       SRPT_ASC_INVALID_CDB_FIELD },
+	};
+	struct srpt_rdma_ch *ch = cmd->ch;
+
+	if (WARN_ON_ONCE(err >= ARRAY_SIZE(refusal) || !refusal[err].why))
+		err = SRPT_CMD_BAD_IU;
+	pr_warn_ratelimited("%s: rejecting SRP_CMD (IU length %u, opcode %#x): %s\n",
+			    ch->sess_name, cmd->iu->len,
+			    cmd->iu->len > 32 ? ((u8 *)cmd->iu->buf)[32] : 0,
+			    refusal[err].why);
+	srpt_send_status(cmd, SAM_STAT_CHECK_CONDITION, ILLEGAL_REQUEST,
+			 refusal[err].asc_ascq);
+}
+
+static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
+{
+	struct srpt_recv_iu *iu = cmd->iu;
+	struct srpt_cmd_info ci;
+	enum srpt_cmd_err err;
+	int attr, dir, ret;
+
+	err = srpt_parse_cmd(iu->buf, iu->len, ch->imm_data_offset,
+			     SRPT_MAX_DATA_LEN, &ci);
+	cmd->tag = ci.tag;
+	attr = srpt_task_attr(ci.task_attr);
+	if (!err && attr < 0)
+		err = SRPT_CMD_BAD_IU;
+	if (err) {
+		srpt_refuse_cmd(cmd, err);
+		return;
+	}
+	ret = srpt_alloc_data(cmd, &ci);
+	if (ret) {
+		pr_warn_ratelimited("%s: no data buffer for %u bytes: %d\n",
+				    ch->sess_name, ci.data_len, ret);
+		if (ret == -E2BIG)
+			srpt_send_status(cmd, SAM_STAT_CHECK_CONDITION,
+					 ILLEGAL_REQUEST,
+					 SRPT_ASC_INVALID_IU_FIELD);
+		else
+			srpt_send_status(cmd, SAM_STAT_BUSY, 0, 0);
+		return;
+	}
+	if (ci.fmt == SRP_NO_DATA_DESC)
+		dir = DMA_NONE;
+	else
+		dir = ci.data_out ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+
+	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
+	cmd->se_cmd.tag = ci.tag;
+	ret = target_init_cmd(&cmd->se_cmd, ch->sess, cmd->sense,
+			      scsilun_to_int(&ci.lun), ci.data_len, attr, dir,
+			      TARGET_SCF_ACK_KREF);
+	if (ret) {
+		/* The session is going away: drop the command. */
+		srpt_free_data(cmd);
+		srpt_repost_iu(cmd, true);
+		srpt_put_cmd(cmd);
+		return;
+	}
+	cmd->lio = true;
+	if (target_submit_prep(&cmd->se_cmd, (unsigned char *)ci.cdb,
+			       cmd->data_sg, cmd->data_nents, NULL, 0, NULL, 0,
+			       GFP_KERNEL))
+		return;		/* LIO sent CHECK CONDITION */
+	target_submit(&cmd->se_cmd);
+}
+
+static int srpt_tmf(u8 srp_function)
+{
+	switch (srp_function) {
+	case SRP_TSK_ABORT_TASK:
+		return TMR_ABORT_TASK;
+	case SRP_TSK_ABORT_TASK_SET:
+		return TMR_ABORT_TASK_SET;
+	case SRP_TSK_CLEAR_TASK_SET:
+		return TMR_CLEAR_TASK_SET;
+	case SRP_TSK_LUN_RESET:
+		return TMR_LUN_RESET;
+	case SRP_TSK_CLEAR_ACA:
+		return TMR_CLEAR_ACA;
+	default:
+		return -1;
+	}
+}
+
+static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
+				 struct srpt_cmd *cmd)
+{
+	struct srpt_recv_iu *iu = cmd->iu;
+	struct srpt_tsk_info ti;
+	int tmf;
+
+	if (srpt_parse_tsk_mgmt(iu->buf, iu->len, &ti)) {
+		cmd->tag = ti.tag;
+		pr_warn_ratelimited("%s: short SRP_TSK_MGMT (%u bytes)\n",
+				    ch->sess_name, iu->len);
+		srpt_send_tm_status(cmd, SRPT_TM_INVALID_FIELDS);
+		return;
+	}
+	cmd->tag = ti.tag;
+	tmf = srpt_tmf(ti.function);
+	if (tmf < 0) {
+		pr_info_ratelimited("%s: task management function %#x not supported\n",
+				    ch->sess_name, ti.function);
+		srpt_send_tm_status(cmd, SRPT_TM_NOT_SUPPORTED);
+		return;
+	}
+	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
+	cmd->se_cmd.tag = ti.tag;
+	cmd->lio = true;
+	if (target_submit_tmr(&cmd->se_cmd, ch->sess, NULL,
+			      scsilun_to_int(&ti.lun), NULL, tmf, GFP_KERNEL,
+			      ti.task_tag, TARGET_SCF_ACK_KREF)) {
+		cmd->lio = false;
+		srpt_send_tm_status(cmd, SRPT_TM_FAILED);
+	}
+}
+
+/**
+ * srpt_handle_iu() - execute a received IU
+ * @ch: live channel
+ * @cmd: free command, cmd->iu holding the IU
+ *
+ * Context: the channel's receive completion or a context that returned a
+ * command to the pool; one at a time per channel, in arrival order.
+ */
+void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
+{
+	struct srpt_recv_iu *iu = cmd->iu;
+	u8 opcode = srpt_iu_opcode(iu->buf, iu->len);
+
+	switch (opcode) {
+	case SRP_CMD:
+		srpt_handle_cmd(ch, cmd);
+		break;
+	case SRP_TSK_MGMT:
+		srpt_handle_tsk_mgmt(ch, cmd);
+		break;
+	case SRP_I_LOGOUT:
+		pr_info("%s: initiator logged out\n", ch->sess_name);
+		srpt_repost_iu(cmd, true);
+		srpt_put_cmd(cmd);
+		srpt_close_ch(ch);
+		break;
+	case SRP_CRED_RSP:
+	case SRP_AER_RSP:
+		/* Answers to target requests consume no credit. */
+		srpt_repost_iu(cmd, false);
+		srpt_put_cmd(cmd);
+		break;
+	default:
+		pr_warn_ratelimited("%s: invalid IU type %#x (%u bytes): logging the channel out\n",
+				    ch->sess_name, opcode, iu->len);
+		cmd->tag = srpt_iu_tag(iu->buf, iu->len);
+		srpt_repost_iu(cmd, true);
+		cmd->rsp_len = srpt_build_t_logout(cmd->rsp_buf,
+						   ch->max_rsp_size, cmd->tag,
+						   SRPT_T_LOGOUT_INVALID_IU);
+		srpt_send_rsp(cmd);
+		srpt_close_ch(ch);
+		break;
+	}
+}
+
+/* Send the SRP_RSP of a LIO command, after its data-in if @with_data. */
+static void srpt_send_cmd_rsp(struct srpt_cmd *cmd, bool with_data)
+{
+	struct se_cmd *se = &cmd->se_cmd;
+	struct srpt_rdma_ch *ch = cmd->ch;
+	u32 do_resid = 0, di_resid = 0;
+	u8 flags = 0;
+
+	if (se->se_cmd_flags & (SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT)) {
+		bool under = se->se_cmd_flags & SCF_UNDERFLOW_BIT;
+
+		if (se->data_direction == DMA_FROM_DEVICE) {
+			flags = under ? SRP_RSP_FLAG_DIUNDER :
+					SRP_RSP_FLAG_DIOVER;
+			di_resid = se->residual_count;
+		} else if (se->data_direction == DMA_TO_DEVICE) {
+			flags = under ? SRP_RSP_FLAG_DOUNDER :
+					SRP_RSP_FLAG_DOOVER;
+			do_resid = se->residual_count;
+		}
+	}
+	srpt_repost_iu(cmd, true);
+	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, ch->max_rsp_size, cmd->tag,
+				      0, se->scsi_status, se->sense_buffer,
+				      se->scsi_sense_length, flags, do_resid,
+				      di_resid);
+	cmd->rsp_with_data = with_data;
+	srpt_send_rsp(cmd);
+}
+
+/**
+ * srpt_write_pending() - LIO wants the data-out of a command
+ * @se_cmd: command
+ *
+ * Immediate data is already here; otherwise RDMA READ it, and
+ * srpt_read_done() executes the command. The READ waits in ch->sq_wait
+ * while the send queue or the MR pool is full; if it cannot be done, the
+ * command fails through transport_generic_request_failure().
+ *
+ * Return: 0.
+ */
+int srpt_write_pending(struct se_cmd *se_cmd)
+{
+	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
+
+	if (cmd->imm || !cmd->n_rw || !se_cmd->data_length) {
+		target_execute_cmd(se_cmd);
+		return 0;
+	}
+	srpt_start_read(cmd);
+	return 0;
+}
+
+/**
+ * srpt_queue_data_in() - RDMA WRITE the data-in of a command, then SRP_RSP
+ * @se_cmd: command
+ *
+ * Return: 0.
+ */
+int srpt_queue_data_in(struct se_cmd *se_cmd)
+{
+	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
+
+	srpt_send_cmd_rsp(cmd, cmd->n_rw && se_cmd->data_length);
+	return 0;
+}
+
+/**
+ * srpt_queue_status() - send the SRP_RSP of a command without data-in
+ * @se_cmd: command
+ *
+ * Return: 0.
+ */
+int srpt_queue_status(struct se_cmd *se_cmd)
+{
+	srpt_send_cmd_rsp(container_of(se_cmd, struct srpt_cmd, se_cmd),
+			  false);
+	return 0;
+}
+
+/**
+ * srpt_queue_tm_rsp() - send the SRP_RSP of a task management function
+ * @se_cmd: the TMR command
+ */
+void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
+{
+	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
+	enum srpt_tm_rsp_code code;
+
+	switch (se_cmd->se_tmr_req->response) {
+	case TMR_FUNCTION_COMPLETE:
+	case TMR_TASK_DOES_NOT_EXIST:
+		code = SRPT_TM_COMPLETE;
+		break;
+	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
+	case TMR_FUNCTION_REJECTED:
+		code = SRPT_TM_NOT_SUPPORTED;
+		break;
+	case TMR_LUN_DOES_NOT_EXIST:
+		code = SRPT_TM_INVALID_FIELDS;
+		break;
+	default:
+		code = SRPT_TM_FAILED;
+		break;
+	}
+	srpt_send_tm_status(cmd, code);
+}
+
+/**
+ * srpt_aborted_task() - LIO aborted a command that gets no response
+ * @se_cmd: command
+ *
+ * Nothing is sent (the initiator gave the task up); buffers and the
+ * request's credit are released with the command in srpt_release_cmd().
+ */
+void srpt_aborted_task(struct se_cmd *se_cmd)
+{
+	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
+
+	pr_debug("%s: task %#llx aborted\n", cmd->ch->sess_name, cmd->tag);
+}
+
+/**
+ * srpt_check_stop_free() - LIO is done with a command
+ * @se_cmd: command
+ *
+ * Return: 1 if the command was released.
+ */
+int srpt_check_stop_free(struct se_cmd *se_cmd)
+{
+	return target_put_sess_cmd(se_cmd);
+}
+
+/**
+ * srpt_release_cmd() - last reference to a command dropped
+ * @se_cmd: command
+ */
+void srpt_release_cmd(struct se_cmd *se_cmd)
+{
+	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
+
+	srpt_free_data(cmd);
+	srpt_repost_iu(cmd, true);
+	srpt_put_cmd(cmd);
+}
