@@ -164,6 +164,16 @@ struct srpt_node_acl {
 };
 
 /**
+ * struct srpt_np - a network portal: tpgt_1/np/<address>:<port>
+ * @se_np: LIO network portal
+ * @listen_id: RDMA/CM listener bound to that address and port
+ */
+struct srpt_np {
+	struct se_tpg_np	se_np;
+	struct rdma_cm_id	*listen_id;
+};
+
+/**
  * struct srpt_tpg - the TPG of a target port
  * @se_tpg: LIO TPG
  * @tport: the port
@@ -432,6 +442,8 @@ void srpt_start_read(struct srpt_cmd *cmd);
 /* srpt_ch.c: login, RDMA/CM, channel lifecycle, port and device registry */
 int srpt_rdma_cm_listen(u16 port);
 u16 srpt_rdma_cm_port(void);
+struct rdma_cm_id *srpt_rdma_cm_listen_addr(struct sockaddr *sa);
+void srpt_rdma_cm_unlisten(struct rdma_cm_id *id);
 void srpt_dev_register(struct srpt_device *sdev);
 void srpt_dev_unregister(struct srpt_device *sdev);
 void srpt_tport_register(struct srpt_tport *tport);

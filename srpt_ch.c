@@ -779,7 +779,8 @@ static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return id;
-	if (sa->sa_family == AF_INET6)
+	if (sa->sa_family == AF_INET6 &&
+	    ipv6_addr_any(&((struct sockaddr_in6 *)sa)->sin6_addr))
 		rdma_set_afonly(id, 0);
 	ret = rdma_bind_addr(id, sa);
 	if (!ret)
@@ -789,6 +790,36 @@ static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
 		return ERR_PTR(ret);
 	}
 	return id;
+}
+
+/**
+ * srpt_rdma_cm_listen_addr() - an RDMA/CM listener on one address
+ * @sa: IPv4 or IPv6 address and port
+ *
+ * Besides the wildcard listener of rdma_cm_port: a listener bound to an
+ * address also accepts connections a wildcard one cannot get, e.g. on
+ * soft-iWARP, whose wildcard listening sockets are bound to the device's
+ * netdev and so never see a login from the same host (it comes over lo).
+ *
+ * Return: the listening id (undo with srpt_rdma_cm_unlisten()) or an
+ * ERR_PTR (-EADDRINUSE if the port is taken on that address).
+ */
+struct rdma_cm_id *srpt_rdma_cm_listen_addr(struct sockaddr *sa)
+{
+	struct rdma_cm_id *id = srpt_rdma_listen_on(sa);
+
+	if (!IS_ERR(id))
+		pr_info("RDMA/CM listening on %pISpc\n", sa);
+	return id;
+}
+
+/**
+ * srpt_rdma_cm_unlisten() - stop a listener of srpt_rdma_cm_listen_addr()
+ * @id: the listening id
+ */
+void srpt_rdma_cm_unlisten(struct rdma_cm_id *id)
+{
+	rdma_destroy_id(id);
 }
 
 /**

@@ -228,6 +228,63 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 	return 0;
 }
 
+/*
+ * mkdir np/<IPv4>:<port> or np/[<IPv6>]:<port>: an RDMA/CM listener on
+ * that address, besides the wildcard one of rdma_cm_port. Logins that come
+ * through it are handled like any other (the target port is found by the
+ * GID of the RDMA port they arrive on).
+ */
+static struct se_tpg_np *srpt_make_np(struct se_portal_group *se_tpg,
+				      struct config_group *group,
+				      const char *name)
+{
+	struct sockaddr_storage ss;
+	char host[INET6_ADDRSTRLEN + 8];
+	const char *dir = name, *colon = strrchr(name, ':');
+	struct srpt_np *np;
+	size_t len;
+	int ret;
+
+	if (!colon || colon == name)
+		goto bad;
+	len = colon - name;
+	if (name[0] == '[') {
+		if (len < 3 || name[len - 1] != ']')
+			goto bad;
+		name++;
+		len -= 2;
+	}
+	if (len >= sizeof(host))
+		goto bad;
+	memcpy(host, name, len);
+	host[len] = '\0';
+	if (inet_pton_with_scope(&init_net, AF_UNSPEC, host, colon + 1, &ss))
+		goto bad;
+	np = kzalloc(sizeof(*np), GFP_KERNEL);
+	if (!np)
+		return ERR_PTR(-ENOMEM);
+	np->listen_id = srpt_rdma_cm_listen_addr((struct sockaddr *)&ss);
+	if (IS_ERR(np->listen_id)) {
+		ret = PTR_ERR(np->listen_id);
+		pr_err("np %s: cannot listen there: %d\n", dir, ret);
+		kfree(np);
+		return ERR_PTR(ret);
+	}
+	return &np->se_np;
+
+bad:
+	pr_err("np %s: not <IPv4>:<port> or [<IPv6>]:<port>\n", dir);
+	return ERR_PTR(-EINVAL);
+}
+
+static void srpt_drop_np(struct se_tpg_np *se_np)
+{
+	struct srpt_np *np = container_of(se_np, struct srpt_np, se_np);
+
+	srpt_rdma_cm_unlisten(np->listen_id);
+	kfree(np);
+}
+
 static ssize_t srpt_da_rdma_cm_port_show(struct config_item *item,
 					 char *page)
 {
@@ -338,6 +395,8 @@ static const struct target_core_fabric_ops srpt_fabric_ops = {
 	.fabric_make_tpg		= srpt_make_tpg,
 	.fabric_enable_tpg		= srpt_enable_tpg,
 	.fabric_drop_tpg		= srpt_drop_tpg,
+	.fabric_make_np			= srpt_make_np,
+	.fabric_drop_np			= srpt_drop_np,
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_da_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
