@@ -79,6 +79,8 @@ static int srpt_add_one(struct ib_device *dev)
 	}
 	ib_set_client_data(dev, &srpt_client, sdev);
 	srpt_dev_register(sdev);
+	/* An np listener may have waited for this device. */
+	srpt_rdma_cm_relisten();
 	pr_info("%s: %u port(s), target port ID id_ext/ioc_guid %016llx\n",
 		dev_name(&dev->dev), sdev->port_cnt,
 		be64_to_cpu(sdev->ioc_guid));

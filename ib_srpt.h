@@ -163,14 +163,16 @@ struct srpt_node_acl {
 	bool			id_valid;
 };
 
+struct srpt_listener;
+
 /**
  * struct srpt_np - a network portal: tpgt_1/np/<address>:<port>
  * @se_np: LIO network portal
- * @listen_id: RDMA/CM listener bound to that address and port
+ * @listener: RDMA/CM listener bound to that address and port
  */
 struct srpt_np {
 	struct se_tpg_np	se_np;
-	struct rdma_cm_id	*listen_id;
+	struct srpt_listener	*listener;
 };
 
 /**
@@ -442,8 +444,9 @@ void srpt_start_read(struct srpt_cmd *cmd);
 /* srpt_ch.c: login, RDMA/CM, channel lifecycle, port and device registry */
 int srpt_rdma_cm_listen(u16 port);
 u16 srpt_rdma_cm_port(void);
-struct rdma_cm_id *srpt_rdma_cm_listen_addr(struct sockaddr *sa);
-void srpt_rdma_cm_unlisten(struct rdma_cm_id *id);
+struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa);
+void srpt_rdma_cm_unlisten(struct srpt_listener *l);
+void srpt_rdma_cm_relisten(void);
 void srpt_dev_register(struct srpt_device *sdev);
 void srpt_dev_unregister(struct srpt_device *sdev);
 void srpt_tport_register(struct srpt_tport *tport);

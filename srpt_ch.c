@@ -36,6 +36,26 @@ static DEFINE_MUTEX(srpt_listen_mutex);
 static struct rdma_cm_id *srpt_listen_id;
 static u16 srpt_listen_port;
 
+/**
+ * struct srpt_listener - an RDMA/CM listener bound to one address (np)
+ * @entry: in srpt_listeners
+ * @addr: address and port
+ * @id: the listening id; NULL while no device has the address (its
+ *	device was removed: srpt_relisten_work() tries again when a device
+ *	comes)
+ */
+struct srpt_listener {
+	struct list_head	entry;
+	struct sockaddr_storage	addr;
+	struct rdma_cm_id	*id;
+};
+
+/* srpt_listeners: changed under srpt_listen_mutex and srpt_listeners_lock. */
+static LIST_HEAD(srpt_listeners);
+static DEFINE_SPINLOCK(srpt_listeners_lock);
+static void srpt_relisten_fn(struct work_struct *w);
+static DECLARE_WORK(srpt_relisten_work, srpt_relisten_fn);
+
 static unsigned int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
 module_param(srp_max_req_size, uint, 0444);
 MODULE_PARM_DESC(srp_max_req_size,
@@ -742,6 +762,31 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *id,
 	return srpt_login(&lc);
 }
 
+/*
+ * The device of an id that is no channel's is going away: if it is an np
+ * listener, let the RDMA/CM destroy it (non-zero return) - unless
+ * srpt_rdma_cm_unlisten() is destroying it already - and listen again when
+ * a device comes (srpt_rdma_cm_relisten()).
+ */
+static int srpt_listener_removed(struct rdma_cm_id *id)
+{
+	struct srpt_listener *l;
+	int ret = 0;
+
+	spin_lock(&srpt_listeners_lock);
+	list_for_each_entry(l, &srpt_listeners, entry) {
+		if (l->id == id) {
+			l->id = NULL;
+			ret = 1;
+			pr_info("RDMA/CM listener on %pISpc: device removed\n",
+				&l->addr);
+			break;
+		}
+	}
+	spin_unlock(&srpt_listeners_lock);
+	return ret;
+}
+
 static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
 				struct rdma_cm_event *ev)
 {
@@ -749,8 +794,11 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return srpt_rdma_cm_req_recv(id, ev);
-	if (!ch)		/* an event of the listener */
+	if (!ch) {	/* a listener, or the id of a refused login */
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			return srpt_listener_removed(id);
 		return 0;
+	}
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		srpt_cm_rtu_recv(ch);
@@ -800,26 +848,88 @@ static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
  * address also accepts connections a wildcard one cannot get, e.g. on
  * soft-iWARP, whose wildcard listening sockets are bound to the device's
  * netdev and so never see a login from the same host (it comes over lo).
+ * When the device with the address goes away the listener waits for it
+ * to come back.
  *
- * Return: the listening id (undo with srpt_rdma_cm_unlisten()) or an
- * ERR_PTR (-EADDRINUSE if the port is taken on that address).
+ * Return: the listener (undo with srpt_rdma_cm_unlisten()) or an ERR_PTR
+ * (-EADDRINUSE if the port is taken on that address).
  */
-struct rdma_cm_id *srpt_rdma_cm_listen_addr(struct sockaddr *sa)
+struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa)
 {
-	struct rdma_cm_id *id = srpt_rdma_listen_on(sa);
+	struct srpt_listener *l;
+	struct rdma_cm_id *id;
 
-	if (!IS_ERR(id))
-		pr_info("RDMA/CM listening on %pISpc\n", sa);
-	return id;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return ERR_PTR(-ENOMEM);
+	memcpy(&l->addr, sa, sa->sa_family == AF_INET6 ?
+	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	mutex_lock(&srpt_listen_mutex);
+	id = srpt_rdma_listen_on(sa);
+	if (IS_ERR(id)) {
+		mutex_unlock(&srpt_listen_mutex);
+		kfree(l);
+		return ERR_CAST(id);
+	}
+	spin_lock(&srpt_listeners_lock);
+	l->id = id;
+	list_add_tail(&l->entry, &srpt_listeners);
+	spin_unlock(&srpt_listeners_lock);
+	mutex_unlock(&srpt_listen_mutex);
+	pr_info("RDMA/CM listening on %pISpc\n", sa);
+	return l;
 }
 
 /**
  * srpt_rdma_cm_unlisten() - stop a listener of srpt_rdma_cm_listen_addr()
- * @id: the listening id
+ * @l: the listener
  */
-void srpt_rdma_cm_unlisten(struct rdma_cm_id *id)
+void srpt_rdma_cm_unlisten(struct srpt_listener *l)
 {
-	rdma_destroy_id(id);
+	struct rdma_cm_id *id;
+
+	mutex_lock(&srpt_listen_mutex);
+	spin_lock(&srpt_listeners_lock);
+	id = l->id;
+	l->id = NULL;
+	list_del(&l->entry);
+	spin_unlock(&srpt_listeners_lock);
+	mutex_unlock(&srpt_listen_mutex);
+	/* Waits for a callback of the id still running. */
+	if (id)
+		rdma_destroy_id(id);
+	kfree(l);
+}
+
+static void srpt_relisten_fn(struct work_struct *w)
+{
+	struct srpt_listener *l;
+	struct rdma_cm_id *id;
+
+	mutex_lock(&srpt_listen_mutex);
+	list_for_each_entry(l, &srpt_listeners, entry) {
+		if (l->id)
+			continue;
+		id = srpt_rdma_listen_on((struct sockaddr *)&l->addr);
+		if (IS_ERR(id))
+			continue;	/* not this device's address */
+		spin_lock(&srpt_listeners_lock);
+		l->id = id;
+		spin_unlock(&srpt_listeners_lock);
+		pr_info("RDMA/CM listening on %pISpc again\n", &l->addr);
+	}
+	mutex_unlock(&srpt_listen_mutex);
+}
+
+/**
+ * srpt_rdma_cm_relisten() - an RDMA device came: listen again on the
+ * addresses whose device had gone
+ *
+ * Context: the IB client's add(); the listening happens in a work item.
+ */
+void srpt_rdma_cm_relisten(void)
+{
+	schedule_work(&srpt_relisten_work);
 }
 
 /**
@@ -885,6 +995,7 @@ u16 srpt_rdma_cm_port(void)
  */
 void srpt_ch_cleanup(void)
 {
+	cancel_work_sync(&srpt_relisten_work);
 	srpt_rdma_cm_listen(0);
 	srpt_close_and_wait(srpt_ch_any, NULL);
 }

@@ -263,9 +263,9 @@ static struct se_tpg_np *srpt_make_np(struct se_portal_group *se_tpg,
 	np = kzalloc(sizeof(*np), GFP_KERNEL);
 	if (!np)
 		return ERR_PTR(-ENOMEM);
-	np->listen_id = srpt_rdma_cm_listen_addr((struct sockaddr *)&ss);
-	if (IS_ERR(np->listen_id)) {
-		ret = PTR_ERR(np->listen_id);
+	np->listener = srpt_rdma_cm_listen_addr((struct sockaddr *)&ss);
+	if (IS_ERR(np->listener)) {
+		ret = PTR_ERR(np->listener);
 		pr_err("np %s: cannot listen there: %d\n", dir, ret);
 		kfree(np);
 		return ERR_PTR(ret);
@@ -281,7 +281,7 @@ static void srpt_drop_np(struct se_tpg_np *se_np)
 {
 	struct srpt_np *np = container_of(se_np, struct srpt_np, se_np);
 
-	srpt_rdma_cm_unlisten(np->listen_id);
+	srpt_rdma_cm_unlisten(np->listener);
 	kfree(np);
 }
 
