@@ -195,6 +195,7 @@ struct srpt_login_ctx;
 /**
  * struct srpt_cm_ops - what differs between IB CM and RDMA/CM channels
  * @create_qp: create ch->qp with @attr
+ * @destroy_qp: destroy ch->qp (of a channel not yet accepted)
  * @accept: send the login response @rsp of @len bytes
  * @reject: send the login rejection @rej of @len bytes
  * @comm_est: the QP saw traffic before the CM saw the RTU; atomic context
@@ -204,6 +205,7 @@ struct srpt_login_ctx;
  */
 struct srpt_cm_ops {
 	int (*create_qp)(struct srpt_rdma_ch *ch, struct ib_qp_init_attr *attr);
+	void (*destroy_qp)(struct srpt_rdma_ch *ch);
 	int (*accept)(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
 		      const void *rsp, u8 len);
 	void (*reject)(struct srpt_login_ctx *lc, const void *rej, u8 len);

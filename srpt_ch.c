@@ -313,6 +313,8 @@ static void srpt_qp_event(struct ib_event *ev, void *context)
 		ch->cm_ops->comm_est(ch);
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
+	case IB_EVENT_SQ_DRAINED:
+		/* siw: its send queue was flushed; what failed reports itself. */
 		break;
 	default:
 		pr_warn_ratelimited("%s: QP event %s\n", ch->sess_name,
@@ -322,51 +324,79 @@ static void srpt_qp_event(struct ib_event *ev, void *context)
 	}
 }
 
+/* The QP of a new channel, sharing the CQ ch->cq. */
+static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
+			      struct ib_qp_init_attr *attr)
+{
+	struct ib_device *dev = ch->sport->sdev->ib_dev;
+	u32 factor;
+
+	factor = rdma_rw_mr_factor(dev, ch->sport->port_num,
+				   DIV_ROUND_UP(ch->max_rdma_size, PAGE_SIZE));
+	memset(attr, 0, sizeof(*attr));
+	attr->event_handler = srpt_qp_event;
+	attr->qp_context = ch;
+	attr->send_cq = ch->cq;
+	attr->recv_cq = ch->cq;
+	attr->cap.max_send_wr = ch->rq_size + 1;
+	attr->cap.max_recv_wr = ch->rq_size + 1;
+	attr->cap.max_send_sge = max(dev->attrs.max_sge_rd,
+				     dev->attrs.max_send_sge);
+	attr->cap.max_recv_sge = 1;
+	attr->cap.max_rdma_ctxs = ch->rq_size * factor;
+	attr->sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr->qp_type = IB_QPT_RC;
+	attr->port_num = ch->sport->port_num;
+}
+
 /*
- * Create the CQ and the QP of a new channel. Each command has at most one
- * signaled send work request outstanding, so the CQ needs a slot per
- * receive buffer and per command, plus the two drain requests.
+ * Create the CQ and the QP of a new channel.
  *
  * RDMA contexts: one of max_rdma_size per credit. A command holds its
  * contexts only while its data moves (on iWARP an RDMA READ needs MRs
  * from this pool); commands that find the pool empty wait for it.
+ *
+ * The CQ needs an entry for every work request of the QP, signaled or
+ * not: when the QP fails, every one of them may complete (siw flushes
+ * each RDMA and MR registration work request into the CQ, and stops
+ * flushing - leaving the rest without a completion - once the CQ is
+ * full). The send queue's size is known once the QP exists (rdma_rw adds
+ * room for the RDMA contexts, more where it needs MRs): if the first CQ
+ * is too small for it, the QP is made again with a CQ of the right size.
  */
 static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
-	struct srpt_device *sdev = ch->sport->sdev;
-	struct ib_device *dev = sdev->ib_dev;
-	struct ib_qp_init_attr attr = {};
-	u32 factor;
+	struct ib_device *dev = ch->sport->sdev->ib_dev;
+	struct ib_qp_init_attr attr;
+	u32 need, cq_size = 3 * ch->rq_size + 2;
+	bool again = false;
 	int ret;
 
-	ch->cq_size = ch->rq_size + 2 * ch->rq_size + 2;
-	ch->cq = ib_cq_pool_get(dev, ch->cq_size, -1, IB_POLL_WORKQUEUE);
-	if (IS_ERR(ch->cq)) {
-		ret = PTR_ERR(ch->cq);
-		pr_warn("%s: no CQ with %u entries: %d\n", ch->sess_name,
-			ch->cq_size, ret);
-		ch->cq = NULL;
-		return ret;
-	}
-	factor = rdma_rw_mr_factor(dev, ch->sport->port_num,
-				   DIV_ROUND_UP(ch->max_rdma_size, PAGE_SIZE));
-	attr.event_handler = srpt_qp_event;
-	attr.qp_context = ch;
-	attr.send_cq = ch->cq;
-	attr.recv_cq = ch->cq;
-	attr.cap.max_send_wr = ch->rq_size + 1;
-	attr.cap.max_recv_wr = ch->rq_size + 1;
-	attr.cap.max_send_sge = max(dev->attrs.max_sge_rd,
-				    dev->attrs.max_send_sge);
-	attr.cap.max_recv_sge = 1;
-	attr.cap.max_rdma_ctxs = ch->rq_size * factor;
-	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.qp_type = IB_QPT_RC;
-	attr.port_num = ch->sport->port_num;
-	ret = lc->ops->create_qp(ch, &attr);
-	if (ret) {
-		pr_warn("%s: QP creation failed: %d\n", ch->sess_name, ret);
-		return ret;
+	for (;;) {
+		ch->cq = ib_cq_pool_get(dev, cq_size, -1, IB_POLL_WORKQUEUE);
+		if (IS_ERR(ch->cq)) {
+			ret = PTR_ERR(ch->cq);
+			pr_warn("%s: no CQ with %u entries: %d\n",
+				ch->sess_name, cq_size, ret);
+			ch->cq = NULL;
+			return ret;
+		}
+		ch->cq_size = cq_size;
+		srpt_qp_init_attr(ch, &attr);
+		ret = lc->ops->create_qp(ch, &attr);
+		if (ret) {
+			pr_warn("%s: QP creation failed: %d\n", ch->sess_name,
+				ret);
+			return ret;
+		}
+		/* The slots of the drain work requests are in there. */
+		need = attr.cap.max_send_wr + attr.cap.max_recv_wr;
+		if (need <= ch->cq_size || again)
+			break;
+		lc->ops->destroy_qp(ch);
+		ib_cq_pool_put(ch->cq, ch->cq_size);
+		cq_size = need;
+		again = true;
 	}
 	/* One send slot stays free for ib_drain_qp(). */
 	ch->sq_wr_total = attr.cap.max_send_wr - 1;
@@ -690,11 +720,16 @@ static void srpt_rdma_disconnect(struct srpt_rdma_ch *ch)
 	rdma_disconnect(ch->rdma_cm);
 }
 
+static void srpt_rdma_destroy_qp(struct srpt_rdma_ch *ch)
+{
+	rdma_destroy_qp(ch->rdma_cm);
+	ch->qp = NULL;
+}
+
 static void srpt_rdma_destroy(struct srpt_rdma_ch *ch)
 {
 	if (ch->qp)
-		rdma_destroy_qp(ch->rdma_cm);
-	ch->qp = NULL;
+		srpt_rdma_destroy_qp(ch);
 	/* Waits for a callback of the id still running (the login's). */
 	rdma_destroy_id(ch->rdma_cm);
 	ch->rdma_cm = NULL;
@@ -707,6 +742,7 @@ static void srpt_rdma_comm_est(struct srpt_rdma_ch *ch)
 
 static const struct srpt_cm_ops srpt_rdma_cm_ops = {
 	.create_qp	= srpt_rdma_create_qp,
+	.destroy_qp	= srpt_rdma_destroy_qp,
 	.accept		= srpt_rdma_accept,
 	.reject		= srpt_rdma_reject,
 	.comm_est	= srpt_rdma_comm_est,
