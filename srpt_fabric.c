@@ -182,6 +182,23 @@ static void srpt_drop_tpg(struct se_portal_group *se_tpg)
 }
 
 /*
+ * in6_pton() lets a group have more than four digits if they start with
+ * zeros ("0:...:00001"): such a name is not an address anyone writes for
+ * one, but likely a mistyped port ID; refuse it.
+ */
+static bool srpt_ipv6_groups_ok(const char *name)
+{
+	unsigned int digits = 0;
+
+	for (; *name; name++) {
+		digits = isxdigit(*name) ? digits + 1 : 0;
+		if (digits > 4)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Parse a node ACL name into what it admits (struct srpt_acl_id): an
  * initiator port ID ([0x]<32 hex>, or eight colon-separated groups of
  * four), a port GUID ([0x]<16 hex> or xxxx:xxxx:xxxx:xxxx) or an IP
@@ -206,7 +223,8 @@ static int srpt_parse_acl_name(const char *name, struct srpt_acl_id *id)
 	if (in4_pton(name, -1, v4, -1, NULL)) {
 		ipv6_addr_set_v4mapped(*(__be32 *)v4, (struct in6_addr *)id->ip);
 		id->has_ip = true;
-	} else if (in6_pton(name, -1, id->ip, -1, NULL)) {
+	} else if (srpt_ipv6_groups_ok(name) &&
+		   in6_pton(name, -1, id->ip, -1, NULL)) {
 		id->has_ip = true;
 	}
 	return id->has_port_id || id->has_guid || id->has_ip ? 0 : -EINVAL;
