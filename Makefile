@@ -41,6 +41,13 @@ lint:
 check: deps modules unit tools
 	bash tests/run.sh
 
+# The same scenarios on soft-iWARP instead of soft-RoCE (not part of check):
+# siw.ko, which Debian's kernels lack, is built from Debian's linux-source
+# by tools/build-siw.sh (cached in build/siw/<release>/).
+check-siw: deps modules tools
+	bash tools/build-siw.sh $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
+	bash tests/run.sh --siw
+
 # User-space helpers the scenarios run inside the guest (it shares the
 # host's root, so they are built here): the raw SRP initiator.
 TOOLS_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
@@ -69,5 +76,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client
 
-.PHONY: all deps modules modules-6.1 lint check unit fuzz demo clean tools
+.PHONY: all deps modules modules-6.1 lint check check-siw unit fuzz demo clean tools
 endif

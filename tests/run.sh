@@ -1,29 +1,34 @@
 #!/bin/bash
 # Run the SRP target scenarios, one test VM each (tools/vm.sh).
 #
-#   tests/run.sh [--stock] [--kver 6.12|6.1] [NAME...]
+#   tests/run.sh [--stock] [--siw] [--kver 6.12|6.1] [NAME...]
 #
 # NAME selects scenarios by substring (e.g. "03" or "xfs").  With --stock (or
 # STOCK=1) Debian's own ib_srpt is tested instead of ./ib_srpt.ko; scenarios
 # with a "# stock: skip <reason>" line are then reported as skipped (and
-# "# ours: skip <reason>" the other way round).  Logs: build/logs/<name>/.
+# "# ours: skip <reason>" the other way round).  With --siw (or
+# TRANSPORT=siw) the guests use soft-iWARP instead of soft-RoCE (siw.ko from
+# tools/build-siw.sh); "# siw: skip <reason>" skips a scenario there.
+# Logs: build/logs/<name>[-stock][-siw][-<kver>]/.
 # Ends with "N passed, N failed[, N skipped]"; exit 1 if anything failed.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STOCK=${STOCK:-0}
+TRANSPORT=${TRANSPORT:-rxe}
 vmargs=()
 filters=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) STOCK=1; shift ;;
+	--siw) TRANSPORT=siw; shift ;;
 	--kver) vmargs+=(--kver "$2"); shift 2 ;;
-	-h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
 	*) filters+=("$1"); shift ;;
 	esac
 done
 [ "$STOCK" = 1 ] && vmargs+=(--stock)
-export STOCK
+export STOCK TRANSPORT
 # A scenario takes 0.5-2 min in the VM; a hung one is killed after this.
 export VM_TIMEOUT=${VM_TIMEOUT:-480}
 
@@ -45,6 +50,9 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 		why=$(sed -n 's/^# stock: skip *//p' "$t" | head -n1)
 	else
 		why=$(sed -n 's/^# ours: skip *//p' "$t" | head -n1)
+	fi
+	if [ -z "$why" ] && [ "$TRANSPORT" = siw ]; then
+		why=$(sed -n 's/^# siw: skip *//p' "$t" | head -n1)
 	fi
 	if [ -n "$why" ]; then
 		echo "SKIP $name ($why)"
@@ -72,7 +80,7 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 		failed=$((failed + 1))
 	fi
 done
-echo "--- $( [ "$STOCK" = 1 ] && echo "stock ib_srpt" || echo "our ib_srpt"), total $(( $(date +%s) - t_all ))s"
+echo "--- $( [ "$STOCK" = 1 ] && echo "stock ib_srpt" || echo "our ib_srpt") on $TRANSPORT, total $(( $(date +%s) - t_all ))s"
 printf '%s\n' "${results[@]}"
 line="$passed passed, $failed failed"
 [ $skipped -gt 0 ] && line+=", $skipped skipped"

@@ -34,13 +34,15 @@ echo 1 >/proc/sys/kernel/printk_ratelimit 2>/dev/null
 
 SCRIPT=
 STOCK=0
+TRANSPORT=rxe
+MODDIR=
 GUEST_TIMEOUT=840
 ARGS=()
 # shellcheck disable=SC1091
 . "$RESULTS/job.env"
-export STOCK
+export STOCK TRANSPORT MODDIR
 
-echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK)"
+echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK, transport=$TRANSPORT)"
 cd /tmp || exit 1
 start=$(date +%s)
 bash "$PROJECT/$SCRIPT" "${ARGS[@]}" </dev/null &

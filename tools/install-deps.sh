@@ -3,12 +3,13 @@
 set -euo pipefail
 PKGS=(build-essential sparse
       linux-image-6.12-amd64 linux-headers-6.12-amd64
-      linux-image-amd64 linux-headers-amd64 linux-source-6.12
+      linux-image-amd64 linux-headers-amd64 linux-source-6.12 linux-source-6.1
       qemu-system-x86 busybox-static cpio xz-utils kmod
       rdma-core ibverbs-utils rdmacm-utils srptools infiniband-diags
       librdmacm-dev libibverbs-dev
       targetcli-fb python3-rtslib-fb dbus
-      fio sg3-utils lsscsi xfsprogs iproute2 nvme-cli
+      fio sg3-utils lsscsi xfsprogs e2fsprogs dmsetup iproute2 nvme-cli
+      shellcheck
       clang libclang-rt-14-dev)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -2,37 +2,46 @@
 # Boot a throw-away qemu (TCG) guest running a Debian kernel, run one guest
 # script from this project inside it and return that script's exit code.
 #
-#   tools/vm.sh [--stock] [--kver 6.12|6.1] [--timeout SECS] [--logdir DIR]
-#               <guest-script> [args...]
+#   tools/vm.sh [--stock] [--siw] [--kver 6.12|6.1] [--timeout SECS]
+#               [--logdir DIR] <guest-script> [args...]
 #
 # The guest sees the host's / read-only (virtio-9p) under a tmpfs overlay, the
 # project read-only at /mnt/project and a writable results dir at
 # /mnt/results.  Console log and guest dmesg are kept in the log dir
-# (default build/logs/<script name>/).  The run FAILS when the kernel log
-# shows a WARNING/BUG/Oops/hung task/... splat, or when the guest times out.
+# (default build/logs/<script name>[-stock][-siw][-<kver>]/).  The run FAILS
+# when the kernel log shows a WARNING/BUG/Oops/hung task/... splat, or when
+# the guest times out.  --siw: soft-iWARP (siw, built on the host by
+# tools/build-siw.sh and shipped into the guest) instead of soft-RoCE.
 #
-# Environment: STOCK=1 (same as --stock), KVER, VM_TIMEOUT, VM_MEM (2G),
-# VM_SMP (2), VM_VERBOSE=1 (echo the guest console live).
+# Environment: STOCK=1 (same as --stock), TRANSPORT=rxe|siw (--siw), KVER,
+# VM_TIMEOUT, VM_MEM (2G), VM_SMP (2), VM_VERBOSE=1 (echo the guest console
+# live).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STOCK=${STOCK:-0}
+TRANSPORT=${TRANSPORT:-rxe}
 KVER=${KVER:-6.12}
 TIMEOUT=${VM_TIMEOUT:-900}
 LOGDIR=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) STOCK=1; shift ;;
+	--siw) TRANSPORT=siw; shift ;;
 	--kver) KVER=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--logdir) LOGDIR=$2; shift 2 ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -ge 1 ] || { echo "usage: $0 [--stock] [--kver 6.12|6.1] <guest-script> [args]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 [--stock] [--siw] [--kver 6.12|6.1] <guest-script> [args]" >&2; exit 2; }
+case $TRANSPORT in
+rxe|siw) ;;
+*) echo "vm.sh: TRANSPORT=$TRANSPORT: not rxe or siw" >&2; exit 2 ;;
+esac
 SCRIPT=$1; shift
 
 # Resolve the guest script to a path relative to the project.
@@ -51,6 +60,7 @@ done
 
 name=$(basename "$SCRIPT_REL" .sh)
 [ "$STOCK" = 1 ] && name="$name-stock"
+[ "$TRANSPORT" = rxe ] || name="$name-$TRANSPORT"
 [ "$KVER" = 6.12 ] || name="$name-$KVER"
 LOGDIR=${LOGDIR:-$TOP/build/logs/$name}
 rm -rf "$LOGDIR"
@@ -60,21 +70,38 @@ LOGDIR=$(realpath "$LOGDIR")
 INITRD=$("$TOP/tools/mkinitramfs.sh" "$KREL")
 
 # Our modules with their depmod index, for the guest to copy into
-# /lib/modules (guest-lib.sh load_target): the build for this very kernel
-# (make modules-6.1 puts one under build/ko/<release>/), else the tree's.
+# /lib/modules (guest-lib.sh install_modules): ib_srpt.ko - the build for
+# this very kernel (make modules-6.1 puts one under build/ko/<release>/),
+# else the tree's - unless STOCK=1, and siw.ko for TRANSPORT=siw.  Each set
+# has its own directory (build/modules/<release>[-stock][-siw]), so that a
+# run preparing one set does not rewrite the index a guest of another run
+# is reading.
+mods=()
+MODDIR=build/modules/$KREL
 if [ "$STOCK" != 1 ]; then
 	ko=$TOP/build/ko/$KREL/ib_srpt.ko
 	[ -f "$ko" ] || ko=$TOP/ib_srpt.ko
-	if [ -f "$ko" ]; then
-		"$TOP/tools/prep-modules.sh" "$KREL" "$TOP/build/modules/$KREL" "$ko" ||
-			{ echo "vm.sh: cannot prepare the module index" >&2; exit 2; }
-	fi
+	if [ -f "$ko" ]; then mods+=("$ko"); fi
+else
+	MODDIR+=-stock
+fi
+if [ "$TRANSPORT" = siw ]; then
+	siw=$("$TOP/tools/build-siw.sh" "$KREL") ||
+		{ echo "vm.sh: cannot build siw.ko for $KREL" >&2; exit 2; }
+	mods+=("$siw")
+	MODDIR+=-siw
+fi
+if [ ${#mods[@]} -gt 0 ]; then
+	"$TOP/tools/prep-modules.sh" "$KREL" "$TOP/$MODDIR" "${mods[@]}" ||
+		{ echo "vm.sh: cannot prepare the module index" >&2; exit 2; }
 fi
 
 # Job description for the guest (read by tools/guest-init.sh).
 {
 	printf 'SCRIPT=%q\n' "$SCRIPT_REL"
 	printf 'STOCK=%q\n' "$STOCK"
+	printf 'TRANSPORT=%q\n' "$TRANSPORT"
+	printf 'MODDIR=%q\n' "$MODDIR"
 	# The guest gives up a bit before the host kills it, so that it can
 	# still dump the blocked tasks and dmesg.
 	printf 'GUEST_TIMEOUT=%q\n' "$(( TIMEOUT > 120 ? TIMEOUT - 60 : TIMEOUT * 3 / 4 ))"
@@ -96,7 +123,7 @@ qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
       -virtfs "local,path=$TOP,mount_tag=project,security_model=none,readonly=on,multidevs=remap"
       -virtfs "local,path=$LOGDIR,mount_tag=results,security_model=none,multidevs=remap")
 
-echo "vm.sh: $SCRIPT_REL (kernel $KREL, stock=$STOCK) logs in $LOGDIR" >&2
+echo "vm.sh: $SCRIPT_REL (kernel $KREL, stock=$STOCK, $TRANSPORT) logs in $LOGDIR" >&2
 start=$(date +%s)
 set +e
 (
