@@ -281,9 +281,16 @@ static void srpt_release_ch_work(struct work_struct *w)
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
 					       release_work);
 
+	/*
+	 * Drain first: on siw a graceful disconnect of a QP whose connection
+	 * already failed moves it to CLOSING without flushing its send
+	 * queue, and nothing flushes it later - ib_drain_qp() would return
+	 * with responses never completed, and the session would wait for
+	 * their commands forever. The error state flushes everything.
+	 */
+	srpt_ch_drain(ch);
 	if (ch->accepted)
 		ch->cm_ops->disconnect(ch);
-	srpt_ch_drain(ch);
 	if (ch->sess) {
 		target_stop_session(ch->sess);
 		target_wait_for_sess_cmds(ch->sess);
