@@ -3,7 +3,7 @@
 # fails and no disk appears.  Adding the ACL then lets the same initiator in.
 . "$PROJECT/tools/guest-lib.sh"
 
-setup_rxe
+setup_transport
 load_target
 make_lun secret 16M
 make_acl 00000000000000000002c90300a1b2c3   # somebody else

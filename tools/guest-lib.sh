@@ -11,13 +11,30 @@
 # failed for dev rxe1: -22"); ib_srp only works in init_net, so network
 # namespaces cannot separate the two either.
 #
-#   setup_rxe            veth pair + two soft-RoCE devices
+# TRANSPORT=siw (tools/vm.sh --siw): the same with soft-iWARP siw0/siw1
+# (siw.ko built on the host by tools/build-siw.sh; Debian lacks it).  siw
+# loopback works the same way (TCP over lo: ib_srp on srp-siw0-1 to
+# 192.0.2.1), and siw1 cannot be the initiator either: "QP creation failed
+# for dev siw1: -22" as with rxe, and with src=192.0.2.2 "Resolving address
+# 192.0.2.1:5555 failed (-6)".  The IDs differ: a siw GID is the MAC
+# followed by zeros (siw0: 0200:0000:0001:0000:0000:0000:0000:0000), so the
+# target port is ib.02000000000100000000000000000000 and the port-GUID half
+# of every siw GID is 0 - ib_srp's initiator port ID is then all zeros
+# (initiator_ext 0 || GUID 0).  The node GUID is EUI-64 from the MAC as on
+# rxe (000000fffe000001), so id_ext/ioc_guid do not change.
+#
+#   setup_transport      veth pair + two RDMA devices of $TRANSPORT (HCA0 =
+#                        rxe0/siw0, HCA1 = rxe1/siw1); setup_rxe = old name
 #   load_target          our ib_srpt.ko (or Debian's with STOCK=1) + targetcli
-#                        target ib.<rxe0 GID>, RDMA/CM port 5555
-#   make_lun NAME SIZE   ramdisk backstore + LUN (SIZE like 64M)
+#                        target ib.<HCA0 GID>, RDMA/CM port 5555
+#   make_lun NAME SIZE [KIND] [wce]  backstore + LUN (SIZE like 64M); KIND
+#                        ramdisk (default), fileio or block (null_blk);
+#                        wce: with a write cache (O_SYNC -> FUA)
 #   make_acl [ID32]      ACL for the initiator (default: ib_srp's port ID)
 #   srp_login [opts]     add_target, wait for the LIO-ORG disks, print them
 #   srp_logout           delete every SRP remote port, wait for the hosts
+#   verify_io DEV [N]    O_DIRECT 64 KiB + 4 KiB writes, read back, compare
+#   fio_verify LABEL ..  fio write jobs with verify; fails unless all verified
 #   wait_for SECS CMD..  poll until CMD succeeds
 #   pass MSG / fail MSG  print the verdict and exit
 # shellcheck disable=SC2034  # variables are for the scenarios
@@ -26,13 +43,16 @@ set -o pipefail
 PROJECT=${PROJECT:-/mnt/project}
 RESULTS=${RESULTS:-/mnt/results}
 STOCK=${STOCK:-0}
+# rxe (soft-RoCE, default) or siw (soft-iWARP): tools/vm.sh --siw.
+TRANSPORT=${TRANSPORT:-rxe}
 TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
 
 TGT_IP=192.0.2.1
 INI_IP=192.0.2.2
 SRP_PORT=5555
-# Fixed MACs make the RoCE GIDs/GUIDs (and so the ACL names) reproducible:
-# rxe0 port GUID 0000:00ff:fe00:0001, rxe1 port GUID 0000:00ff:fe00:0002.
+# Fixed MACs make the GIDs/GUIDs (and so the ACL names) reproducible:
+# rxe0 port GUID 0000:00ff:fe00:0001, rxe1 port GUID 0000:00ff:fe00:0002;
+# siw0 GID 0200:0000:0001:0000:..., siw1 GID 0200:0000:0002:0000:...
 TGT_MAC=02:00:00:00:00:01
 INI_MAC=02:00:00:00:00:02
 
@@ -60,10 +80,47 @@ wait_for() {
 	return 1
 }
 
+# wait_gone SECS PID...: wait until the processes have ended.
+wait_gone() {
+	local secs=$1 p
+	shift
+	for p in "$@"; do
+		wait_for "$secs" sh -c "! kill -0 $p" || return 1
+	done
+}
+
+# bounded SECS WHAT CMD...: run CMD; fail if it fails or takes longer.
+bounded() {
+	local secs=$1 what=$2 pid t0
+	shift 2
+	t0=$(date +%s)
+	"$@" &
+	pid=$!
+	wait_gone "$secs" $pid || fail "$what: still running after ${secs}s"
+	wait $pid || fail "$what failed"
+	log "$what: $(($(date +%s) - t0))s"
+}
+
 # 32 hex digits of a GID file (colons removed).
 gid_hex() { tr -d ':\n' <"$1"; }
 
-setup_rxe() {
+# install_modules: copy the modules vm.sh prepared on the host for this
+# kernel (tools/prep-modules.sh: ib_srpt.ko unless STOCK=1, siw.ko for
+# TRANSPORT=siw, and their depmod index) over /lib/modules (a tmpfs
+# overlay), once.
+install_modules() {
+	local mods=$PROJECT/${MODDIR:-build/modules/$(uname -r)}
+	[ -n "${MODULES_INSTALLED:-}" ] && return 0
+	[ -d "$mods/updates" ] || fail "no $mods - build the modules first (make; make modules-6.1)"
+	cp -r "$mods"/. "/lib/modules/$(uname -r)/" || fail "cannot install $mods"
+	MODULES_INSTALLED=1
+}
+
+# setup_transport: veth pair + two RDMA devices of $TRANSPORT on it (HCA0 on
+# veth0 = target side, HCA1 on veth1), and the names and IDs the scenarios
+# use, read from the devices themselves.
+setup_transport() {
+	local gid0 gid1
 	ip link add veth0 type veth peer name veth1 || fail "cannot create veth pair"
 	ip link set veth0 address $TGT_MAC
 	ip link set veth1 address $INI_MAC
@@ -71,25 +128,43 @@ setup_rxe() {
 	ip addr add $INI_IP/24 dev veth1
 	ip link set veth0 up
 	ip link set veth1 up
-	modprobe rdma_rxe || fail "modprobe rdma_rxe"
-	rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
-	rdma link add rxe1 type rxe netdev veth1 || fail "rdma link add rxe1"
-	wait_for 10 test -e /sys/class/infiniband/rxe1/ports/1/gids/0 ||
-		fail "rxe1 has no GID"
-	TGT_GID=$(gid_hex /sys/class/infiniband/rxe0/ports/1/gids/0)
-	INI_GID=$(gid_hex /sys/class/infiniband/rxe1/ports/1/gids/0)
-	TGT_NODE_GUID=$(tr -d ':\n' </sys/class/infiniband/rxe0/node_guid)
-	# Initiator = rxe0 too (loopback, see above).
-	INI_PORT_GUID=${TGT_GID:16:16}
-	# What ib_srp sends as initiator port ID: initiator_ext (0) || port GUID.
+	case $TRANSPORT in
+	rxe) modprobe rdma_rxe || fail "modprobe rdma_rxe" ;;
+	siw)
+		# Not in Debian's kernels: built by tools/build-siw.sh.
+		install_modules
+		modprobe siw || fail "modprobe siw"
+		log "siw: $(modinfo -F filename siw)" ;;
+	*) fail "TRANSPORT=$TRANSPORT: not rxe or siw" ;;
+	esac
+	HCA0=${TRANSPORT}0 HCA1=${TRANSPORT}1
+	rdma link add "$HCA0" type "$TRANSPORT" netdev veth0 || fail "rdma link add $HCA0"
+	rdma link add "$HCA1" type "$TRANSPORT" netdev veth1 || fail "rdma link add $HCA1"
+	gid0=/sys/class/infiniband/$HCA0/ports/1/gids/0
+	gid1=/sys/class/infiniband/$HCA1/ports/1/gids/0
+	wait_for 10 test -e "$gid1" || fail "$HCA1 has no GID"
+	wait_for 10 grep -q ACTIVE "/sys/class/infiniband/$HCA0/ports/1/state" ||
+		fail "$HCA0 port not active: $(cat "/sys/class/infiniband/$HCA0/ports/1/state")"
+	# The target port is named after GID 0 of the target's port.
+	TGT_GID=$(gid_hex "$gid0")
+	INI_GID=$(gid_hex "$gid1")
+	TGT_NODE_GUID=$(tr -d ':\n' <"/sys/class/infiniband/$HCA0/node_guid")
+	# ib_srp's initiator = HCA0 too (loopback, see above).
+	SRP_HCA=${SRP_HCA:-$HCA0}
+	# What ib_srp sends as initiator port ID: initiator_ext (0) || the
+	# interface ID half of GID 0 of its port (on siw: 0, see above).
+	INI_PORT_GUID=$(gid_hex "/sys/class/infiniband/$SRP_HCA/ports/1/gids/0")
+	INI_PORT_GUID=${INI_PORT_GUID:16:16}
 	INI_PORT_ID=0000000000000000$INI_PORT_GUID
 	# What the target expects as target port ID = id_ext || ioc_guid: the
 	# target's (node) GUID for both halves (the stock ib_srpt convention:
 	# srpt_service_guid defaults to the node GUID of the first HCA).
 	ID_EXT=${ID_EXT:-$TGT_NODE_GUID}
 	IOC_GUID=${IOC_GUID:-$TGT_NODE_GUID}
-	log "rxe0 GID $TGT_GID, rxe1 GID $INI_GID, id_ext=$ID_EXT ioc_guid=$IOC_GUID"
+	log "$TRANSPORT: $HCA0 GID $TGT_GID, $HCA1 GID $INI_GID, initiator srp-$SRP_HCA-1 port ID $INI_PORT_ID, id_ext=$ID_EXT ioc_guid=$IOC_GUID"
 }
+# The name the scenarios used when rxe was the only transport.
+setup_rxe() { setup_transport; }
 
 targetcli_q() { targetcli "$@" >/tmp/targetcli.out 2>&1 || { cat /tmp/targetcli.out; return 1; }; }
 
@@ -100,12 +175,11 @@ load_target() {
 	else
 		# vm.sh prepared our modules with their depmod index for this
 		# kernel (tools/prep-modules.sh): copy them over /lib/modules.
-		local mods=$PROJECT/build/modules/$(uname -r) ko
-		ko=$mods/updates/ib_srpt.ko
+		local ko=$PROJECT/${MODDIR:-build/modules/$(uname -r)}/updates/ib_srpt.ko
 		[ -f "$ko" ] || fail "no $ko - build the module first (make, or make modules-6.1)"
 		[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ] ||
 			fail "$ko is built for another kernel than $(uname -r) (make modules-6.1?)"
-		cp -r "$mods"/. "/lib/modules/$(uname -r)/" || fail "cannot install $ko"
+		install_modules
 		log "using our ib_srpt: $(modinfo -F filename ib_srpt)"
 	fi
 	modprobe ib_srpt || fail "modprobe ib_srpt"
@@ -118,16 +192,30 @@ load_target() {
 	SRPT_DIR=/sys/kernel/config/target/srpt
 	TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}"/tpgt_1)
 	[ -d "$TPG_DIR" ] || TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}")
-	echo $SRP_PORT >"$SRPT_DIR/discovery_auth/rdma_cm_port" ||
-		fail "cannot set rdma_cm_port"
+	if [ "$TRANSPORT" = siw ] && [ "$STOCK" != 1 ]; then
+		# The wildcard listener (rdma_cm_port) is IPv6 dual-stack; on
+		# siw its TCP socket takes the IPv4 login as ::ffff:192.0.2.1,
+		# for which the RDMA/CM finds no device and resets the login
+		# before the target sees it (ib_srp: REJ reason 0xffffff98).
+		# An IPv4 wildcard listener would work (rping -s -a 0.0.0.0
+		# does, over lo too; see tests/README.md).  Listen on the
+		# target's address instead (a network portal).
+		mkdir "$TPG_DIR/np/$TGT_IP:$SRP_PORT" ||
+			fail "cannot listen on $TGT_IP:$SRP_PORT (np)"
+	else
+		echo $SRP_PORT >"$SRPT_DIR/discovery_auth/rdma_cm_port" ||
+			fail "cannot set rdma_cm_port"
+	fi
 	TGT_WWN=ib.$TGT_GID
 }
 
-# make_nullb SIZE: a memory-backed null_blk device of SIZE (e.g. 64M, 1G)
-# with 512-byte blocks, created through null_blk's configfs; prints its
-# /dev path.  It completes I/O asynchronously, like a real disk.
+# make_nullb SIZE [CACHE_MB]: a memory-backed null_blk device of SIZE (e.g.
+# 64M, 1G) with 512-byte blocks, created through null_blk's configfs; prints
+# its /dev path.  It completes I/O asynchronously, like a real disk.  With
+# CACHE_MB it has a volatile write cache of that size (and FUA), like a real
+# disk: flushes and FUA writes then mean something.
 make_nullb() {
-	local size=$1 mb n d dev
+	local size=$1 cache=${2:-0} mb n d dev
 	case $size in
 	*G) mb=$(( ${size%G} * 1024 )) ;;
 	*M) mb=${size%M} ;;
@@ -139,9 +227,9 @@ make_nullb() {
 		[ -e "$d" ] || break
 	done
 	mkdir "$d" || fail "mkdir $d"
-	echo 1 >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
-		echo "$mb" >"$d/size" && echo 1 >"$d/power" ||
-		fail "cannot configure null_blk $d"
+	{ echo 1 >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
+		echo "$mb" >"$d/size" && echo "$cache" >"$d/cache_size" &&
+		echo 1 >"$d/power"; } || fail "cannot configure null_blk $d"
 	# 6.12 names the disk after the configfs directory, 6.1 after index.
 	dev=/dev/nullb$(cat "$d/index")
 	[ -b "/dev/${d##*/}" ] && dev=/dev/${d##*/}
@@ -149,21 +237,31 @@ make_nullb() {
 	echo "$dev"
 }
 
-# make_lun NAME SIZE [ramdisk|fileio|block]: backstore NAME of SIZE (e.g.
-# 64M) mapped as the next LUN.  fileio = sparse file on the guest's /tmp
-# (tmpfs); block = iblock on a memory-backed null_blk device (make_nullb):
-# the only kind that consumes write buffers after the command was handed
-# over, as a real disk does.
+# make_lun NAME SIZE [ramdisk|fileio|block] [wce]: backstore NAME of SIZE
+# (e.g. 64M) mapped as the next LUN.  fileio = sparse file on the guest's
+# /tmp (tmpfs); block = iblock on a memory-backed null_blk device
+# (make_nullb): the only kind that consumes write buffers after the command
+# was handed over, as a real disk does.  wce: the LUN reports a volatile
+# write cache (SCSI WCE), so that the initiator sends FUA writes for O_SYNC
+# and SYNCHRONIZE CACHE for fsync: ramdisk emulates it, block gets a null_blk
+# with a 16 MiB cache; fileio (write-back) always has it.
 make_lun() {
-	local name=$1 size=$2 type=${3:-ramdisk} dev
+	local name=$1 size=$2 type=${3:-ramdisk} wce=${4:-} dev
 	case $type in
 	ramdisk) targetcli_q /backstores/ramdisk create "$name" "$size" ;;
 	fileio) targetcli_q /backstores/fileio create "$name" "/tmp/$name.img" "$size" ;;
 	block)
-		dev=$(make_nullb "$size") || exit 1
+		dev=$(make_nullb "$size" "${wce:+16}") || exit 1
 		targetcli_q /backstores/block create "$name" "$dev" ;;
 	*) fail "make_lun: unknown backstore type $type" ;;
 	esac || fail "$type create $name $size"
+	case $type:$wce in
+	ramdisk:wce)
+		echo 1 >/sys/kernel/config/target/core/rd_mcp_*/"$name"/attrib/emulate_write_cache ||
+			fail "cannot enable the write cache of $name" ;;
+	*:wce | *:) ;;
+	*) fail "make_lun: unknown option $wce" ;;
+	esac
 	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/$type/$name" ||
 		fail "lun create $name"
 }
@@ -175,7 +273,7 @@ make_acl() {
 	targetcli_q "/srpt/$TGT_WWN/acls" create "ib.$id" || fail "acl create ib.$id"
 }
 
-SRP_HCA=${SRP_HCA:-rxe0}
+SRP_HCA=${SRP_HCA:-${TRANSPORT}0}
 srp_add_target_path() { echo "/sys/class/infiniband_srp/srp-$SRP_HCA-1/add_target"; }
 
 # LIO-ORG disks behind ib_srp SCSI hosts, sorted by LUN, as /dev/sdX.
@@ -199,6 +297,7 @@ srp_hosts() {
 	return 0
 }
 
+# shellcheck disable=SC2120  # the options are optional
 # srp_login [extra add_target options, comma separated]: log in and print
 # the disks.  SRP_EXPECT (default: number of LUNs of the target) disks are
 # waited for.  Returns non-zero if add_target fails or no disk shows up.
@@ -220,14 +319,90 @@ srp_login() {
 	srp_disks
 }
 
-# verify_io DEV [N]: write N (16) random 64 KiB blocks with O_DIRECT, read
-# them back and compare.
+# verify_io DEV [N]: write N (16) random 64 KiB blocks with O_DIRECT, then
+# 16*N random 4 KiB blocks behind them (small enough to travel as ib_srp
+# immediate data, inside the SRP_CMD), read it all back with O_DIRECT and
+# compare.  On a mismatch it logs how many 4 KiB blocks came back wrong.
 verify_io() {
-	local dev=$1 n=${2:-16}
-	dd if=/dev/urandom of=/tmp/pat bs=64k count="$n" status=none
-	dd if=/tmp/pat of="$dev" bs=64k oflag=direct status=none || return 1
-	dd if="$dev" of=/tmp/back bs=64k count="$n" iflag=direct status=none || return 1
-	cmp -s /tmp/pat /tmp/back
+	local dev=$1 n=${2:-16} bad
+	dd if=/dev/urandom of=/tmp/vio-pat bs=64k count=$((2 * n)) status=none
+	dd if=/tmp/vio-pat of="$dev" bs=64k count="$n" oflag=direct status=none || return 1
+	dd if=/tmp/vio-pat of="$dev" bs=4k skip=$((16 * n)) seek=$((16 * n)) \
+		count=$((16 * n)) oflag=direct status=none || return 1
+	dd if="$dev" of=/tmp/vio-back bs=64k count=$((2 * n)) iflag=direct status=none || return 1
+	cmp -s /tmp/vio-pat /tmp/vio-back && return 0
+	bad=$(bad_blocks /tmp/vio-pat /tmp/vio-back)
+	log "$dev: $bad of $((32 * n)) 4 KiB blocks read back wrong" >&2
+	return 1
+}
+
+# bad_blocks FILE1 FILE2 [BS]: number of BS-byte (4096) blocks that differ.
+bad_blocks() {
+	cmp -l "$1" "$2" 2>/dev/null |
+		awk -v bs="${3:-4096}" 'BEGIN { last = -1 }
+			{ b = int(($1 - 1) / bs); if (b != last) n++; last = b }
+			END { print n + 0 }'
+}
+
+# fio_verify LABEL FIO-ARGS...: run fio write-only jobs with verification
+# (--rw=write/randwrite plus --verify=...) and judge them: fio exits 0,
+# reports no verify failure, and every job read data back - fio counts its
+# verify reads as reads, so a job that never verified cannot pass.  Output in
+# /tmp/fio-LABEL.out; FIO_BAD = number of blocks that failed verification
+# (fio stops a job at its first failures, so a lower bound).  Pass
+# --randrepeat=0 when a run may overwrite what an earlier one wrote: with
+# the same seeds fio writes the same data, and a lost write would go unseen.
+fio_verify() {
+	local label=$1 out=/tmp/fio-$1.out rc njobs idle
+	shift
+	fio --eta=never "$@" >"$out" 2>&1
+	rc=$?
+	FIO_BAD=$(grep -cE '(verify failed|verify: bad).* at file ' "$out")
+	njobs=$(grep -c 'issued rwts:' "$out")
+	idle=$(awk '/issued rwts:/ { split($3, t, /[=,]/); if (t[2] + 0 == 0) n++ }
+		END { print n + 0 }' "$out")
+	if [ "$rc" != 0 ] || [ "$FIO_BAD" != 0 ] || [ "$njobs" = 0 ] || [ "$idle" != 0 ]; then
+		grep -E 'verify|err=|error' "$out" | head -n 8 | sed "s/^/  fio $label: /"
+		log "fio $label: rc=$rc, $FIO_BAD blocks failed verification, $idle of $njobs jobs read nothing back"
+		return 1
+	fi
+	log "fio $label: $njobs jobs verified, $(grep -E '^ *(READ|WRITE):' "$out" |
+		sed -E 's/^ *(READ|WRITE):.* io=([^ ]+).*/\1 \2/' | xargs)"
+	return 0
+}
+
+# fio_bad_on LABEL FILE...: "FILE: N bad blocks" for each FILE of the last
+# fio_verify LABEL run that had verify failures.
+fio_bad_on() {
+	local label=$1 f n
+	shift
+	for f in "$@"; do
+		n=$(grep -cE "(verify failed|verify: bad).* at file $f " "/tmp/fio-$label.out")
+		[ "$n" = 0 ] || echo "$f: $n bad blocks"
+	done
+}
+
+# srp_storm [ADD_TARGET OPTIONS]: ib_srp logs in to the target (with these
+# extra comma-separated options) and deletes the SRP ports that login
+# added, again and again until /tmp/stop exists; the tally goes to
+# /tmp/srp-storm.out.  Refused or failed logins are only counted.
+srp_storm() {
+	local opts="id_ext=$ID_EXT,ioc_guid=$IOC_GUID,dest=$TGT_IP:$SRP_PORT${1:+,$1}"
+	local ok=0 bad=0 before h
+	while [ ! -e /tmp/stop ]; do
+		before=$(srp_hosts)
+		if { echo "$opts" >"$(srp_add_target_path)"; } 2>/dev/null; then
+			ok=$((ok + 1))
+		else
+			bad=$((bad + 1))
+		fi
+		for h in $(srp_hosts); do
+			grep -qx "$h" <<<"$before" && continue
+			{ echo 1 >"/sys/class/srp_remote_ports/port-${h#host}:1/delete"; } 2>/dev/null
+		done
+		sleep 0.3
+	done
+	echo "$ok logins, $bad refused or failed" >/tmp/srp-storm.out
 }
 
 srp_logout() {
@@ -244,6 +419,14 @@ no_srp_hosts() { [ -z "$(srp_hosts)" ]; }
 # Returns non-zero (message in $UNLOAD_ERR) when a step fails.
 unload_target() {
 	UNLOAD_ERR=
+	local np
+	# rtslib does not know srpt network portals (load_target on siw):
+	# an admin removes them before targetcli can delete the TPG.
+	for np in "$SRPT_DIR"/*/tpgt_*/np/*; do
+		[ -d "$np" ] || continue
+		rmdir "$np" 2>/tmp/rmdir.err ||
+			{ UNLOAD_ERR="rmdir $np: $(cat /tmp/rmdir.err)"; return 1; }
+	done
 	timeout 120 targetcli clearconfig confirm=True >/tmp/clearconfig.out 2>&1 ||
 		{ UNLOAD_ERR="targetcli clearconfig: $(cat /tmp/clearconfig.out)"; return 1; }
 	if [ -d "$SRPT_DIR" ]; then
@@ -259,11 +442,11 @@ unload_target() {
 	return 1
 }
 
-# Common start of a scenario: rxe + target with ramdisk LUNs + ACL.
+# Common start of a scenario: RDMA devices + target with LUNs + ACL.
 # standard_setup NAME:SIZE[:TYPE]...
 standard_setup() {
 	local l spec
-	setup_rxe
+	setup_transport
 	load_target
 	for l in "$@"; do
 		IFS=: read -r -a spec <<<"$l"
@@ -274,3 +457,42 @@ standard_setup() {
 
 # stock_skip_reason: print the "# stock: skip" reason of a scenario file.
 stock_skip_reason() { sed -n 's/^# stock: skip *//p' "$1" | head -n1; }
+
+# Storms log more than the kernel's 128 KiB ring buffer holds, and
+# tools/vm.sh only scans what is left of it at the end: klog_start keeps the
+# whole kernel log in $KLOG, klog_count PATTERN counts lines of it,
+# klog_splats prints its splats (what vm.sh fails on), klog_save copies it
+# to the results dir (klog.txt; also when the scenario exits early).
+KLOG=/tmp/klog
+klog_start() {
+	stdbuf -oL dmesg -w >"$KLOG" 2>&1 &
+	KLOG_PID=$!
+	trap klog_save EXIT
+}
+klog_count() { grep -c -- "$1" "$KLOG"; }
+klog_splats() {
+	grep -E 'WARNING:|BUG:|Oops|blocked for more than|general protection|KASAN|UBSAN|refcount_t|list_del corruption|list_add corruption|Kernel panic|soft lockup|hard LOCKUP|RCU stall|rcu_sched self-detected|stack-protector|stack guard page' "$KLOG"
+}
+klog_save() { cp "$KLOG" "$RESULTS/klog.txt" 2>/dev/null; }
+
+# all_released: every channel our target accepted (a "logged in to" line
+# in the kept kernel log) has been released.
+# shellcheck disable=SC2317  # called through wait_for
+all_released() { [ "$(klog_count 'logged in to')" = "$(klog_count 'channel released')" ]; }
+
+# The raw SRP initiator (tools/srp-client.c, built on the host by `make
+# tools`): raw_client_setup loads user-space verbs and RDMA/CM for it,
+# raw_client ID32 ARGS... runs it against our target as initiator port ID32.
+SRP_CLIENT=$PROJECT/build/srp-client
+raw_client_setup() {
+	[ -x "$SRP_CLIENT" ] || fail "$SRP_CLIENT missing: build it on the host first (make tools)"
+	modprobe -a ib_uverbs rdma_ucm || fail "modprobe ib_uverbs rdma_ucm"
+	wait_for 10 test -c /dev/infiniband/rdma_cm || fail "no /dev/infiniband/rdma_cm"
+	wait_for 10 sh -c 'ls /dev/infiniband/uverbs* >/dev/null' || fail "no /dev/infiniband/uverbs*"
+}
+raw_client() {
+	local id=$1
+	shift
+	"$SRP_CLIENT" --dest "$TGT_IP:$SRP_PORT" --id-ext "$ID_EXT" \
+		--ioc-guid "$IOC_GUID" --initiator-id "$id" "$@"
+}
