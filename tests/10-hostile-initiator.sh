@@ -7,7 +7,9 @@
 # every case it knows (srp-client --list): refused logins with the right
 # SRP_LOGIN_REJ reasons, INQUIRY and data through direct, indirect and
 # immediate descriptors, malformed SRP_CMDs (each must get CHECK CONDITION /
-# ILLEGAL REQUEST with the channel still working), a wrong rkey, task
+# ILLEGAL REQUEST with the channel still working; on a channel with 64-byte
+# IUs a variable-length CDB (0x7f) claiming more bytes than the IU carries
+# gets INVALID FIELD IN CDB, one that fits any answer), a wrong rkey, task
 # management, invalid IU types (SRP_T_LOGOUT), credits, SRP_I_LOGOUT.
 # Afterwards ib_srp must still log in and do verified I/O; tools/vm.sh fails
 # the run on any kernel splat.
@@ -42,7 +44,7 @@ client() {
 		"${XFAIL[@]}" "$@"
 }
 
-log "srp-client cases: $("$CLIENT" --list | awk '{print $1}' | tr '\n' ' ')"
+log "srp-client cases: $("$CLIENT" --list | grep -v "(not in all)" | awk '{print $1}' | tr '\n' ' ')"
 client "${CASES[@]}" >/tmp/client.out 2>&1
 rc=$?
 sed 's/^/  | /' /tmp/client.out

@@ -93,6 +93,7 @@ static int g_verbose;
 static const char *g_case = "";
 static char g_why[1024];
 static uint64_t g_tag_seq = 0x5352500000000000ULL;	/* "SRP" */
+static size_t g_data_len = DATA_LEN;	/* data MR per channel */
 
 static int failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int failf(const char *fmt, ...)
@@ -539,16 +540,16 @@ static int alloc_buffers(struct conn *c)
 	c->msg_len = (size_t)c->nsend * c->send_slot +
 		     (size_t)c->nrecv * c->recv_slot;
 	c->msg = aligned_alloc(4096, (c->msg_len + 4095) & ~(size_t)4095);
-	c->data = aligned_alloc(4096, DATA_LEN);
+	c->data = aligned_alloc(4096, g_data_len);
 	if (!c->msg || !c->data)
 		return failf("out of memory");
 	memset(c->msg, 0, c->msg_len);
-	memset(c->data, 0, DATA_LEN);
+	memset(c->data, 0, g_data_len);
 	c->sendbuf = c->msg;
 	c->recvbuf = c->msg + (size_t)c->nsend * c->send_slot;
 	c->msg_mr = ibv_reg_mr(c->pd, c->msg, c->msg_len,
 			       IBV_ACCESS_LOCAL_WRITE);
-	c->data_mr = ibv_reg_mr(c->pd, c->data, DATA_LEN,
+	c->data_mr = ibv_reg_mr(c->pd, c->data, g_data_len,
 				IBV_ACCESS_LOCAL_WRITE |
 				IBV_ACCESS_REMOTE_READ |
 				IBV_ACCESS_REMOTE_WRITE);
@@ -1156,11 +1157,12 @@ static int compare_segs(struct conn *c, const struct seg *s, int n,
 
 /*
  * Send a malformed request; it must get an SRP_RSP with CHECK CONDITION,
- * SNSVALID, sense key ILLEGAL REQUEST, echoing the tag; then the channel
- * must still execute a TEST UNIT READY.
+ * SNSVALID, sense key ILLEGAL REQUEST, echoing the tag, and the additional
+ * sense code @want_asc/@want_ascq (-1: any); then the channel must still
+ * execute a TEST UNIT READY.
  */
-static int expect_illegal(struct conn *c, const uint8_t *iu, uint32_t len,
-			  const char *what)
+static int expect_illegal_asc(struct conn *c, const uint8_t *iu, uint32_t len,
+			      const char *what, int want_asc, int want_ascq)
 {
 	struct rsp r;
 	int asc, ascq;
@@ -1175,11 +1177,21 @@ static int expect_illegal(struct conn *c, const uint8_t *iu, uint32_t len,
 		note("%s: residual flags %#x (residuals %u/%u)", what, r.flags,
 		     r.di_resid, r.do_resid);
 	sense_asc(&r, &asc, &ascq);
+	if ((want_asc >= 0 && asc != want_asc) ||
+	    (want_ascq >= 0 && ascq != want_ascq))
+		return failf("%s: %s, want asc/ascq %#x/%#x", what,
+			     rsp_str(&r, b, sizeof(b)), want_asc, want_ascq);
 	note("%s -> CHECK CONDITION, ILLEGAL REQUEST, asc/ascq %#x/%#x",
 	     what, asc, ascq);
 	if (tur_good(c))
 		return failctx("after %s", what);
 	return 0;
+}
+
+static int expect_illegal(struct conn *c, const uint8_t *iu, uint32_t len,
+			  const char *what)
+{
+	return expect_illegal_asc(c, iu, len, what, -1, -1);
 }
 
 /* A READ(10) of 8 blocks (4 KiB at 512 bytes) to build malformed IUs on. */
@@ -1370,6 +1382,77 @@ static int m_too_big(struct conn *c)
 	iu[5] = DIRECT;
 	len += put_desc(iu + len, va_of(c, R_OFF), c->data_mr->rkey, bytes);
 	return expect_illegal(c, iu, len, "READ(16) of 64 MiB + 4 KiB");
+}
+
+/*
+ * CDBs longer than the IU carries. The CDB field of an SRP_CMD has 16
+ * bytes, plus ADDITIONAL CDB LENGTH (byte 31, bits 7:2, in dwords) bytes
+ * after the 48 fixed ones. The length a CDB needs follows from its
+ * opcode: a variable-length CDB (opcode 0x7f, SPC-4 4.2.3) has 8 header
+ * bytes plus its ADDITIONAL CDB LENGTH in byte 7. A target that takes
+ * the CDB's word for it reads past the IU (here: past a 64-byte receive
+ * buffer); it must refuse the command with INVALID FIELD IN CDB.
+ */
+#define VARLEN_CDB		0x7f
+#define SMALL_IT_IU_LEN		64	/* smallest REQ_IT_IU_LEN targets take */
+#define ASC_INVALID_CDB_FIELD	0x24
+
+/*
+ * An SRP_CMD without data carrying a variable-length CDB (service action
+ * 0) that claims @add_len bytes after its 8-byte header; the IU carries
+ * the 16-byte CDB field plus @extra (a multiple of 4) additional CDB
+ * bytes. Returns the IU length (48 + @extra).
+ */
+static uint32_t varlen_iu(uint8_t *iu, uint8_t add_len, uint8_t extra)
+{
+	uint8_t cdb[16] = { VARLEN_CDB };
+
+	cdb[7] = add_len;
+	cmd_hdr(iu, cdb, sizeof(cdb));
+	iu[31] = extra;
+	memset(iu + SRP_CMD_LEN, 0, extra);
+	return SRP_CMD_LEN + extra;
+}
+
+/* 263 bytes claimed, 16 carried. More than the 260 bytes SPC allows, so
+ * the SCSI layer behind the target may refuse it by itself as well. */
+static int m_varlen_263(struct conn *c)
+{
+	uint8_t iu[SRP_CMD_LEN];
+	uint32_t len = varlen_iu(iu, 255, 0);
+
+	return expect_illegal_asc(c, iu, len,
+				  "variable-length CDB of 263 bytes in a 48-byte SRP_CMD",
+				  ASC_INVALID_CDB_FIELD, 0);
+}
+
+/* 252 bytes claimed, 16 carried: a length SPC allows, so only the SRP
+ * target's own check keeps the CDB inside the receive buffer. */
+static int m_varlen_252(struct conn *c)
+{
+	uint8_t iu[SRP_CMD_LEN];
+	uint32_t len = varlen_iu(iu, 244, 0);
+
+	return expect_illegal_asc(c, iu, len,
+				  "variable-length CDB of 252 bytes in a 48-byte SRP_CMD",
+				  ASC_INVALID_CDB_FIELD, 0);
+}
+
+/* 32 bytes claimed and carried (16 additional CDB bytes): not refused
+ * for its length. LIO decides what it means (service action 0 is no
+ * command it knows); any SRP_RSP will do, the channel must stay. */
+static int m_varlen_fits(struct conn *c)
+{
+	uint8_t iu[SRP_CMD_LEN + 16];
+	uint32_t len = varlen_iu(iu, 24, 16);
+	struct rsp r;
+	char b[160];
+
+	if (exec_iu(c, iu, len, &r))
+		return failctx("variable-length CDB of 32 bytes, all in the IU");
+	note("variable-length CDB of 32 bytes in a 64-byte SRP_CMD -> %s",
+	     rsp_str(&r, b, sizeof(b)));
+	return tur_good(c);
 }
 
 /* ---- test cases --------------------------------------------------------- */
@@ -1729,6 +1812,36 @@ static int case_bad_imm_past_end(void) { return with_channel(true, m_imm_past_en
 static int case_bad_addcdb(void) { return with_channel(false, m_addcdb); }
 static int case_bad_task_attr(void) { return with_channel(false, m_task_attr); }
 static int case_bad_too_big(void) { return with_channel(false, m_too_big); }
+
+/* Log in with REQ_IT_IU_LEN @it_iu_len (no immediate data), run @fn. */
+static int with_small_channel(uint32_t it_iu_len, int (*fn)(struct conn *c))
+{
+	struct login_req l;
+	struct conn c;
+	int ret;
+
+	default_login(&l);
+	l.it_iu_len = it_iu_len;
+	ret = login_ok(&c, &l);
+	if (!ret)
+		ret = fn(&c);
+	if (!ret)
+		ret = check_quiet(&c);
+	conn_close(&c);
+	return ret;
+}
+static int case_bad_cdb_varlen(void)
+{
+	return with_small_channel(SMALL_IT_IU_LEN, m_varlen_263);
+}
+static int case_bad_cdb_varlen_oob(void)
+{
+	return with_small_channel(SMALL_IT_IU_LEN, m_varlen_252);
+}
+static int case_cdb_varlen_fits(void)
+{
+	return with_small_channel(SMALL_IT_IU_LEN, m_varlen_fits);
+}
 
 /* All malformed commands one after another on a single channel. */
 static int m_all(struct conn *c)
@@ -2224,6 +2337,273 @@ out:
 	return ret;
 }
 
+/*
+ * A login storm, to run while an admin changes the target (ACL removal,
+ * TPG disable, device removal): --rounds times (or until --stop-file
+ * exists) log in on --channels channels (SINGLE, then MULTI), then close
+ * them at once (odd rounds) or after a TEST UNIT READY on each (even
+ * rounds). Refused logins, failed connections and dropped channels are
+ * expected and only counted; a login the target never answers (within
+ * --timeout) fails the case. A command without an answer on a channel
+ * that still looks connected is only counted (and marked in the kernel
+ * log): when the target closes a channel after its LOGIN_RSP but before
+ * the RTU, the IB CM tears the connection down with a REJ that is sent
+ * once, and if that is lost the initiator keeps a connection whose other
+ * end is gone (real initiators time the command out and reconnect).
+ *
+ * With --hold a login keeps its channels until the target closes one of
+ * them (or --stop-file appears) and logs in again at once; the first
+ * login that does not succeed ends the storm. Run while the target's
+ * RDMA device is removed, such a process logs in again right when the
+ * target is closing the device's channels.
+ */
+#define STORM_MAX_CH	16
+
+static unsigned int g_rounds = 20, g_channels = 4;
+static const char *g_stop_file;
+static bool g_hold;
+
+struct storm {
+	unsigned int rounds, accepted, rejected, failed, unanswered;
+	unsigned int tur_good, tur_bad, tur_lost, dropped, held;
+	bool stop;
+	uint32_t rej_reasons[4];	/* the first distinct ones */
+	char first_unanswered[1024];
+};
+
+static bool storm_stop(void)
+{
+	return g_stop_file && !access(g_stop_file, F_OK);
+}
+
+static void storm_rej(struct storm *st, const struct conn *c)
+{
+	uint32_t reason = c->pdata_len >= 8 && c->pdata[0] == SRP_LOGIN_REJ ?
+			  get_be32(c->pdata + 4) : 0;
+	unsigned int i;
+
+	st->rejected++;
+	for (i = 0; i < 4; i++) {
+		if (st->rej_reasons[i] == reason)
+			return;
+		if (!st->rej_reasons[i]) {
+			st->rej_reasons[i] = reason;
+			return;
+		}
+	}
+}
+
+/*
+ * Something the target never answered: note it, with what the connection
+ * looks like, and mark the kernel log (if we may write it) so that the
+ * target's side of the story can be found there.
+ */
+static void storm_unanswered(struct storm *st, const char *what,
+			     const struct conn *c, unsigned int k, bool fatal)
+{
+	char d[1024];
+	FILE *kmsg;
+
+	snprintf(d, sizeof(d),
+		 "round %u channel %u: %s: %.200s (at %.3f s; CM established %d rejected %d/%d disconnected %d error %d; QP error %d; req_lim %d, %u outstanding)",
+		 st->rounds, k, what, g_why, now_ms() / 1000.0,
+		 c->established, c->rejected, c->rej_status, c->disconnected,
+		 c->cm_error, c->qp_error, c->req_lim, c->outstanding);
+	note("%s", d);
+	kmsg = fopen("/dev/kmsg", "w");
+	if (kmsg) {
+		fprintf(kmsg, "srp-client: %s\n", d);
+		fclose(kmsg);
+	}
+	if (!fatal) {
+		st->tur_lost++;
+		return;
+	}
+	if (!st->unanswered++)
+		snprintf(st->first_unanswered, sizeof(st->first_unanswered),
+			 "%s", d);
+}
+
+/* --hold: keep all channels until the target closes one of them. */
+static void storm_hold(struct storm *st, struct conn *ch, unsigned int n)
+{
+	unsigned int k;
+
+	if (n < g_channels) {
+		st->stop = true;	/* a login did not succeed */
+		return;
+	}
+	for (;;) {
+		for (k = 0; k < n; k++) {
+			pump(&ch[k], 0);
+			if (dead(&ch[k])) {
+				st->held++;
+				return;
+			}
+		}
+		if (storm_stop())
+			return;
+		pump(&ch[0], 200);
+	}
+}
+
+/* One round; the channels are in @ch[0..*n). */
+static void storm_round(struct storm *st, struct conn *ch, unsigned int *n)
+{
+	static const uint8_t tur[6];
+	struct login_req l;
+	unsigned int k;
+	struct rsp r;
+	int ret;
+
+	for (k = 0; k < g_channels; k++) {
+		default_login(&l);
+		l.flags = k ? 1 : 0;	/* MULTI after the first */
+		ret = conn_open(&ch[*n], &l);
+		if (ret > 0) {
+			st->accepted++;
+			(*n)++;
+			continue;
+		}
+		if (ret == 0)
+			storm_rej(st, &ch[*n]);
+		else if (strstr(g_why, "timeout"))
+			storm_unanswered(st, "login", &ch[*n], k, true);
+		else
+			st->failed++;
+		conn_close(&ch[*n]);
+		break;
+	}
+	if (g_hold) {
+		storm_hold(st, ch, *n);
+		return;
+	}
+	if (st->rounds % 2)
+		return;
+	for (k = 0; k < *n; k++) {
+		if (dead(&ch[k])) {
+			st->dropped++;
+			continue;
+		}
+		if (!nodata_cmd(&ch[k], tur, sizeof(tur), &r)) {
+			if (r.status == 0)
+				st->tur_good++;
+			else
+				st->tur_bad++;
+		} else if (dead(&ch[k])) {
+			st->dropped++;
+		} else {
+			storm_unanswered(st, "TEST UNIT READY", &ch[k], k,
+					 false);
+		}
+	}
+}
+
+static int case_login_storm(void)
+{
+	struct conn *ch = calloc(STORM_MAX_CH, sizeof(*ch));
+	struct storm st = { 0 };
+	unsigned int n, k;
+	char rej[64] = "";
+
+	if (!ch)
+		return failf("out of memory");
+	if (g_channels < 1 || g_channels > STORM_MAX_CH) {
+		free(ch);
+		return failf("--channels %u: 1..%d", g_channels, STORM_MAX_CH);
+	}
+	/* No data moves: keep the per-channel memory registration small. */
+	g_data_len = 64 * 1024;
+	for (st.rounds = 0; st.rounds < g_rounds && !st.stop && !storm_stop();
+	     st.rounds++) {
+		n = 0;
+		storm_round(&st, ch, &n);
+		for (k = 0; k < n; k++)
+			conn_close(&ch[k]);
+	}
+	free(ch);
+	for (k = 0; k < 4 && st.rej_reasons[k]; k++)
+		snprintf(rej + strlen(rej), sizeof(rej) - strlen(rej), "%s%#x",
+			 k ? "," : " reasons ", st.rej_reasons[k]);
+	note("%u rounds x %u channels: %u logins accepted, %u refused%s, %u failed to connect, %u unanswered; TUR %u good, %u not good, %u unanswered, %u channels dropped%s",
+	     st.rounds, g_channels, st.accepted, st.rejected, rej, st.failed,
+	     st.unanswered, st.tur_good, st.tur_bad, st.tur_lost, st.dropped,
+	     g_hold ? "; held until the target closed them" : "");
+	if (st.unanswered)
+		return failf("%u requests never answered, first: %s",
+			     st.unanswered, st.first_unanswered);
+	return 0;
+}
+
+/*
+ * flood: keep every credit busy with 1 MiB WRITE(10)s (one direct
+ * descriptor each, all to LBA 0) for --rounds seconds, then log out with
+ * all of them outstanding. The target has to RDMA READ each one; when its
+ * send queue holds fewer of those transfers than it grants credits, the
+ * rest wait for room, and the logout (or a close from the target side:
+ * TPG disabled, ACL removed, which also ends the flood) finds them
+ * waiting. Fails if the login fails, if no write is ever answered, or if
+ * the target answers nothing for --timeout while the channel is up.
+ */
+#define FLOOD_LEN	(1u << 20)
+
+static int case_flood(void)
+{
+	unsigned long sent = 0, answered = 0, not_good = 0;
+	int64_t end, last;
+	struct seg s = { W_OFF, FLOOD_LEN };
+	struct login_req l;
+	uint8_t iu[64], cdb[10];
+	struct conn c;
+	struct iu *a;
+	int ret;
+
+	default_login(&l);
+	ret = login_ok(&c, &l);
+	if (!ret)
+		ret = tur_good(&c);
+	if (ret)
+		goto out;
+	fill_random(c.data + W_OFF, FLOOD_LEN);
+	rw10_cdb(cdb, true, 0, FLOOD_LEN / 512);
+	end = now_ms() + (int64_t)g_rounds * 1000;
+	last = now_ms();
+	while (now_ms() < end && !dead(&c)) {
+		if (c.req_lim > 0 && c.nfree > RESERVED_SLOTS &&
+		    c.outstanding + RESERVED_SLOTS < c.nrecv) {
+			uint32_t len = build_data_cmd(&c, iu, cdb, 10, true,
+						      DIRECT, &s, 1);
+
+			if (send_iu(&c, iu, len, true))
+				break;
+			sent++;
+			continue;
+		}
+		pump(&c, 100);
+		while ((a = take_iu(&c, false, 0, -1))) {
+			if (a->len && a->buf[0] == SRP_RSP) {
+				answered++;
+				not_good += a->len < 20 || a->buf[19];
+				last = now_ms();
+			}
+			free(a);
+		}
+		if (!dead(&c) && now_ms() - last > g_timeout_ms) {
+			ret = failf("no answer for %d s, %u writes outstanding",
+				    g_timeout_ms / 1000, c.outstanding);
+			goto out;
+		}
+	}
+	note("%lu writes of 1 MiB sent, %lu answered (%lu not GOOD), %u outstanding when %s",
+	     sent, answered, not_good, c.outstanding,
+	     dead(&c) ? "the target closed the channel" : "logging out");
+	if (!answered)
+		ret = failf("none of %lu writes answered", sent);
+out:
+	conn_close(&c);
+	return ret;
+}
+
 struct tcase {
 	const char *name;
 	int (*fn)(void);
@@ -2256,6 +2636,9 @@ static const struct tcase cases[] = {
 	{ "bad-addcdb", case_bad_addcdb, "additional CDB length past the IU" },
 	{ "bad-task-attr", case_bad_task_attr, "task attribute 7" },
 	{ "bad-too-big", case_bad_too_big, "data length over 64 MiB" },
+	{ "bad-cdb-varlen", case_bad_cdb_varlen, "64-byte IUs: CDB 0x7f claiming 263 bytes -> INVALID FIELD IN CDB" },
+	{ "bad-cdb-varlen-oob", case_bad_cdb_varlen_oob, "64-byte IUs: CDB 0x7f claiming 252 bytes -> INVALID FIELD IN CDB" },
+	{ "cdb-varlen-fits", case_cdb_varlen_fits, "64-byte IUs: 32-byte CDB 0x7f with 16 additional bytes: answered" },
 	{ "bad-all", case_bad_all, "every malformed SRP_CMD on one channel" },
 	{ "bad-lun", case_bad_lun, "TUR to an unmapped LUN -> ILLEGAL REQUEST" },
 	{ "bad-rkey", case_bad_rkey, "READ into a wrong rkey: error status or disconnect" },
@@ -2268,8 +2651,17 @@ static const struct tcase cases[] = {
 	{ "multichannel", case_multichannel, "SINGLE, MULTI (kept), SINGLE (terminates both)" },
 	{ "credits", case_credits, "req_lim commands back to back" },
 	{ "i-logout", case_i_logout, "SRP_I_LOGOUT -> disconnect" },
+	{ "login-storm", case_login_storm, "(not in all) --rounds x --channels logins, refusals and drops tolerated, no hang" },
+	{ "flood", case_flood, "(not in all) every credit busy with 1 MiB writes for --rounds seconds, then log out" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+/* "all" is every case but the login storm and the flood, tools for other
+ * scenarios. */
+static bool in_all(const struct tcase *t)
+{
+	return t->fn != case_login_storm && t->fn != case_flood;
+}
 
 static int parse_hex(const char *s, uint8_t *out, size_t n)
 {
@@ -2294,9 +2686,12 @@ static void usage(FILE *f)
 	fprintf(f, "usage: srp-client --dest IP:PORT --id-ext HEX16 --ioc-guid HEX16\n"
 		"                  --initiator-id HEX32 [--lun N] [--timeout SECS] [-v]\n"
 		"                  [--xfail CASE]... CASE... | all\n"
+		"                  [--rounds N] [--channels N] [--stop-file PATH] [--hold]\n"
 		"       srp-client --list\n"
 		"--xfail CASE: a known failure; prints XFAIL (not counted) or XPASS\n"
-		"(counted as a failure: the marker is stale).\n");
+		"(counted as a failure: the marker is stale).\n"
+		"--rounds/--channels/--stop-file: for login-storm (default 20 x 4);\n"
+		"--rounds: seconds for flood.\n");
 }
 
 static const char *g_xfail[NCASES];
@@ -2330,6 +2725,8 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			g_verbose = 1;
+		} else if (!strcmp(a, "--hold")) {
+			g_hold = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
@@ -2373,13 +2770,23 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--timeout")) {
 			i++;
 			g_timeout_ms = atoi(v) * 1000;
+		} else if (!strcmp(a, "--rounds")) {
+			i++;
+			g_rounds = strtoul(v, NULL, 0);
+		} else if (!strcmp(a, "--channels")) {
+			i++;
+			g_channels = strtoul(v, NULL, 0);
+		} else if (!strcmp(a, "--stop-file")) {
+			i++;
+			g_stop_file = v;
 		} else if (a[0] == '-') {
 			fprintf(stderr, "srp-client: unknown option %s\n", a);
 			usage(stderr);
 			return 2;
 		} else if (!strcmp(a, "all")) {
 			for (k = 0; k < NCASES && nsel < (int)(NCASES * 2); k++)
-				sel[nsel++] = cases[k].name;
+				if (in_all(&cases[k]))
+					sel[nsel++] = cases[k].name;
 		} else {
 			for (k = 0; k < NCASES; k++)
 				if (!strcmp(a, cases[k].name))
