@@ -30,9 +30,7 @@
 . "$PROJECT/tools/guest-lib.sh"
 
 REPEAT=2
-for a in "$@"; do
-	case $a in REPEAT=*) REPEAT=${a#REPEAT=} ;; esac
-done
+scenario_args "REPEAT" "$@"
 DEL_MAX=60
 # The raw initiators' port ID, and the second ib_srp login's extension.
 CLIENT_ID=00000000000000010002c903c11e0002

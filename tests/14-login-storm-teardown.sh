@@ -24,9 +24,7 @@
 . "$PROJECT/tools/guest-lib.sh"
 
 REPEAT=3 DYNDBG=0
-for a in "$@"; do
-	case $a in REPEAT=* | DYNDBG=*) printf -v "${a%%=*}" %s "${a#*=}" ;; esac
-done
+scenario_args "REPEAT DYNDBG" "$@"
 OP_MAX=60
 # Port IDs of the raw initiators: A (two processes) and B.
 CLIENT_A=00000000000000010002c903c11e0003

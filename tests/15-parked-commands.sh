@@ -30,9 +30,7 @@
 . "$PROJECT/tools/guest-lib.sh"
 
 REPEAT=1 CREDITS=64
-for a in "$@"; do
-	case $a in REPEAT=* | CREDITS=*) printf -v "${a%%=*}" %s "${a#*=}" ;; esac
-done
+scenario_args "REPEAT CREDITS" "$@"
 OP_MAX=60
 STACK_MAX=8192
 LOGIN_OPTS="queue_size=128,max_sect=8192,ch_count=1"

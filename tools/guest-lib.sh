@@ -80,6 +80,22 @@ wait_for() {
 	return 1
 }
 
+# scenario_args "NAME..." ARG...: the scenario's arguments (tools/vm.sh
+# passes them after the script) are NAME=VALUE for the NAMEs listed; each
+# sets that variable.  Anything else fails the scenario.
+scenario_args() {
+	local names=" $1 " a
+	shift
+	for a in "$@"; do
+		[ -n "$a" ] || continue		# vm.sh may pass ''
+		case $a in
+		*=*) [[ $names == *" ${a%%=*} "* ]] || fail "unknown argument $a (takes:$names)" ;;
+		*) fail "unknown argument $a (takes:$names)" ;;
+		esac
+		printf -v "${a%%=*}" %s "${a#*=}"
+	done
+}
+
 # wait_gone SECS PID...: wait until the processes have ended.
 wait_gone() {
 	local secs=$1 p

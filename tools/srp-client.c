@@ -1414,28 +1414,31 @@ static uint32_t varlen_iu(uint8_t *iu, uint8_t add_len, uint8_t extra)
 	return SRP_CMD_LEN + extra;
 }
 
-/* 263 bytes claimed, 16 carried. More than the 260 bytes SPC allows, so
- * the SCSI layer behind the target may refuse it by itself as well. */
-static int m_varlen_263(struct conn *c)
+/* A variable-length CDB of 8 + @add_len bytes with only 16 carried. */
+static int varlen_too_long(struct conn *c, uint8_t add_len)
 {
 	uint8_t iu[SRP_CMD_LEN];
-	uint32_t len = varlen_iu(iu, 255, 0);
+	uint32_t len = varlen_iu(iu, add_len, 0);
+	char what[80];
 
-	return expect_illegal_asc(c, iu, len,
-				  "variable-length CDB of 263 bytes in a 48-byte SRP_CMD",
-				  ASC_INVALID_CDB_FIELD, 0);
+	snprintf(what, sizeof(what),
+		 "variable-length CDB of %u bytes in a 48-byte SRP_CMD",
+		 8 + add_len);
+	return expect_illegal_asc(c, iu, len, what, ASC_INVALID_CDB_FIELD, 0);
 }
 
-/* 252 bytes claimed, 16 carried: a length SPC allows, so only the SRP
- * target's own check keeps the CDB inside the receive buffer. */
+/* 263 bytes claimed. More than the 260 bytes SPC allows, so the SCSI
+ * layer behind the target may refuse it by itself as well. */
+static int m_varlen_263(struct conn *c)
+{
+	return varlen_too_long(c, 255);
+}
+
+/* 252 bytes claimed: a length SPC allows, so only the SRP target's own
+ * check keeps the CDB inside the receive buffer. */
 static int m_varlen_252(struct conn *c)
 {
-	uint8_t iu[SRP_CMD_LEN];
-	uint32_t len = varlen_iu(iu, 244, 0);
-
-	return expect_illegal_asc(c, iu, len,
-				  "variable-length CDB of 252 bytes in a 48-byte SRP_CMD",
-				  ASC_INVALID_CDB_FIELD, 0);
+	return varlen_too_long(c, 244);
 }
 
 /* 32 bytes claimed and carried (16 additional CDB bytes): not refused
