@@ -936,12 +936,32 @@ static void srpt_start(struct srpt_cmd *cmd)
 	srpt_sq_kick(ch);
 }
 
+/*
+ * A completion must be for what @cmd has posted. siw completes an RDMA
+ * READ twice when it flushes a QP whose READ was taken up for sending but
+ * not yet sent: from the outstanding-READ queue, and again as the work
+ * request in progress. Finishing the command a second time would free it
+ * under LIO; such a completion is logged and dropped.
+ */
+static bool srpt_wc_expected(struct srpt_cmd *cmd, struct ib_wc *wc,
+			     enum srpt_pending what)
+{
+	if (likely(READ_ONCE(cmd->pending) == what))
+		return true;
+	pr_warn_ratelimited("%s: ignored a second completion (%s) of task %#llx from %s\n",
+			    cmd->ch->sess_name, ib_wc_status_msg(wc->status),
+			    cmd->tag, dev_name(&srpt_ch_dev(cmd->ch)->dev));
+	return false;
+}
+
 static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_cmd *cmd = container_of(wc->wr_cqe, struct srpt_cmd,
 					    rsp_cqe);
 	struct srpt_rdma_ch *ch = cmd->ch;
 
+	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_PEND_RSP)))
+		return;
 	cmd->pending = SRPT_PEND_NONE;
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		srpt_wc_failed(ch, wc, "response send");
@@ -955,6 +975,8 @@ static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc)
 					    read_cqe);
 	struct srpt_rdma_ch *ch = cmd->ch;
 
+	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_PEND_READ)))
+		return;
 	cmd->pending = SRPT_PEND_NONE;
 	srpt_sq_release(cmd);
 	/* Unmap the data (and free the MRs) before LIO looks at it. */
