@@ -15,7 +15,8 @@
 #
 # Environment: STOCK=1 (same as --stock), TRANSPORT=rxe|siw (--siw), KVER,
 # VM_TIMEOUT, VM_MEM (2G), VM_SMP (2), VM_VERBOSE=1 (echo the guest console
-# live).
+# live), SRPT_KO=<path> (test that build of ib_srpt.ko instead, e.g. one
+# without a fix, to see a scenario fail).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
 	--kver) KVER=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--logdir) LOGDIR=$2; shift 2 ;;
-	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -79,7 +80,7 @@ INITRD=$("$TOP/tools/mkinitramfs.sh" "$KREL")
 mods=()
 MODDIR=build/modules/$KREL
 if [ "$STOCK" != 1 ]; then
-	ko=$TOP/build/ko/$KREL/ib_srpt.ko
+	ko=${SRPT_KO:-$TOP/build/ko/$KREL/ib_srpt.ko}
 	[ -f "$ko" ] || ko=$TOP/ib_srpt.ko
 	if [ -f "$ko" ]; then mods+=("$ko"); fi
 else
