@@ -1782,17 +1782,17 @@ out:
 }
 
 /* Open a channel (with immediate data if @imm), run @fn, check quiet. */
-static int with_channel(bool imm, int (*fn)(struct conn *c))
+/*
+ * Log in with @l, run @fn on the channel (if @imm, only once immediate
+ * data was granted), then the target must have sent nothing unasked.
+ */
+static int run_on_login(struct login_req *l, bool imm,
+			int (*fn)(struct conn *c))
 {
-	struct login_req l;
 	struct conn c;
 	int ret;
 
-	if (imm)
-		imm_login(&l);
-	else
-		default_login(&l);
-	ret = login_ok(&c, &l);
+	ret = login_ok(&c, l);
 	if (!ret && imm && !c.imm_off)
 		ret = failf("immediate data not granted (LOGIN_RSP flags %#x)",
 			    c.rsp_flags);
@@ -1802,6 +1802,17 @@ static int with_channel(bool imm, int (*fn)(struct conn *c))
 		ret = check_quiet(&c);
 	conn_close(&c);
 	return ret;
+}
+
+static int with_channel(bool imm, int (*fn)(struct conn *c))
+{
+	struct login_req l;
+
+	if (imm)
+		imm_login(&l);
+	else
+		default_login(&l);
+	return run_on_login(&l, imm, fn);
 }
 
 static int case_bad_truncated(void) { return with_channel(false, m_truncated); }
@@ -1820,18 +1831,10 @@ static int case_bad_too_big(void) { return with_channel(false, m_too_big); }
 static int with_small_channel(uint32_t it_iu_len, int (*fn)(struct conn *c))
 {
 	struct login_req l;
-	struct conn c;
-	int ret;
 
 	default_login(&l);
 	l.it_iu_len = it_iu_len;
-	ret = login_ok(&c, &l);
-	if (!ret)
-		ret = fn(&c);
-	if (!ret)
-		ret = check_quiet(&c);
-	conn_close(&c);
-	return ret;
+	return run_on_login(&l, false, fn);
 }
 static int case_bad_cdb_varlen(void)
 {
