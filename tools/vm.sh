@@ -82,6 +82,8 @@ MODDIR=build/modules/$KREL
 if [ "$STOCK" != 1 ]; then
 	ko=${SRPT_KO:-$TOP/build/ko/$KREL/ib_srpt.ko}
 	[ -f "$ko" ] || ko=$TOP/ib_srpt.ko
+	[ "${ko##*/}" = ib_srpt.ko ] ||
+		{ echo "vm.sh: $ko: the module file must be named ib_srpt.ko" >&2; exit 2; }
 	if [ -f "$ko" ]; then mods+=("$ko"); fi
 else
 	MODDIR+=-stock
