@@ -335,6 +335,8 @@ struct srpt_cmd {
  * @state: see enum srpt_ch_state; changed in srpt_io.c only
  * @close_requested: srpt_close_ch() was called while the state was NEW
  * @accepted: the CM accepted the connection (a DREQ is due at teardown)
+ * @cm_settled: the connection got established or failed after the accept
+ *	(set by the CM event handler; the release work waits for it)
  * @iu_running: one context is dispatching ch->iu_wait
  * @rq_size: receive buffers, credits granted at login
  * @n_cmds: commands in @cmds
@@ -381,6 +383,7 @@ struct srpt_rdma_ch {
 	enum srpt_ch_state		state;
 	bool				close_requested;
 	bool				accepted;
+	bool				cm_settled;
 	bool				iu_running;
 	u32				rq_size;
 	u32				n_cmds;

@@ -276,6 +276,37 @@ void srpt_dev_unregister(struct srpt_device *sdev)
 	srpt_close_and_wait(srpt_ch_of_dev, sdev);
 }
 
+/*
+ * How long the release of a channel closed between accept and RTU waits
+ * for the RTU, so that it can end the connection with a DREQ.
+ */
+#define SRPT_RTU_WAIT	(5 * HZ)
+
+/* The connection of @ch got established or failed: see srpt_cm_end(). */
+static void srpt_cm_settle(struct srpt_rdma_ch *ch)
+{
+	WRITE_ONCE(ch->cm_settled, true);
+	wake_up_all(&srpt_ch_waitq);
+}
+
+/*
+ * End the connection of an accepted channel. Closed before the RTU came,
+ * the CM still waits for it: a disconnect now sends nothing, and
+ * destroying the id would send a REJ - which an initiator that already
+ * got the REP and sent its RTU ignores (Linux does), keeping a connection
+ * whose other end is gone until its commands time out. So wait for the
+ * RTU (or the CM giving up), then send the DREQ; an initiator that never
+ * answers only delays the release by SRPT_RTU_WAIT.
+ */
+static void srpt_cm_end(struct srpt_rdma_ch *ch)
+{
+	if (!wait_event_timeout(srpt_ch_waitq, READ_ONCE(ch->cm_settled),
+				SRPT_RTU_WAIT))
+		pr_debug("%s: no RTU; rejecting the connection\n",
+			 ch->sess_name);
+	ch->cm_ops->disconnect(ch);
+}
+
 static void srpt_release_ch_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
@@ -290,7 +321,7 @@ static void srpt_release_ch_work(struct work_struct *w)
 	 */
 	srpt_ch_drain(ch);
 	if (ch->accepted)
-		ch->cm_ops->disconnect(ch);
+		srpt_cm_end(ch);
 	if (ch->sess) {
 		target_stop_session(ch->sess);
 		target_wait_for_sess_cmds(ch->sess);
@@ -680,6 +711,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
 	pr_debug("%s: connection established\n", ch->sess_name);
 	srpt_ch_go_live(ch);
+	srpt_cm_settle(ch);
 }
 
 /* RDMA/CM operations of a channel. */
@@ -853,6 +885,7 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		pr_debug("%s: %s\n", ch->sess_name, rdma_event_msg(ev->event));
+		srpt_cm_settle(ch);
 		srpt_close_ch(ch);
 		break;
 	default:
