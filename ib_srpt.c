@@ -12,10 +12,33 @@
 #include <linux/slab.h>
 #include "ib_srpt.h"
 
-static unsigned long long srpt_service_guid;
-module_param(srpt_service_guid, ullong, 0444);
+/*
+ * The IOC GUID and id_ext of every device: the parameter, or else the
+ * node GUID of the first RDMA device (set when it is added, and kept).
+ * Reads show the value in use as 0x%016llx, as the in-kernel module does:
+ * scripts build ib_srp's id_ext=...,ioc_guid=... from it.
+ */
+static u64 srpt_service_guid;
+
+static int srpt_set_service_guid(const char *val,
+				 const struct kernel_param *kp)
+{
+	return kstrtou64(val, 0, &srpt_service_guid);
+}
+
+static int srpt_get_service_guid(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "0x%016llx\n", READ_ONCE(srpt_service_guid));
+}
+
+static const struct kernel_param_ops srpt_service_guid_ops = {
+	.set = srpt_set_service_guid,
+	.get = srpt_get_service_guid,
+};
+module_param_cb(srpt_service_guid, &srpt_service_guid_ops,
+		&srpt_service_guid, 0444);
 MODULE_PARM_DESC(srpt_service_guid,
-		 "IOC GUID and id_ext initiators must use as target port ID (default: the node GUID of each RDMA device)");
+		 "IOC GUID and id_ext of the target on every RDMA device, which initiators put in the target port ID (default: the node GUID of the first RDMA device)");
 
 static bool srpt_running;
 static unsigned int rdma_cm_port;
@@ -71,8 +94,9 @@ static int srpt_add_one(struct ib_device *dev)
 		kfree(sdev);
 		return ret;
 	}
-	sdev->ioc_guid = srpt_service_guid ? cpu_to_be64(srpt_service_guid) :
-					     dev->node_guid;
+	/* Two devices may be added at once: the first one sets it. */
+	cmpxchg64(&srpt_service_guid, 0, be64_to_cpu(dev->node_guid));
+	sdev->ioc_guid = cpu_to_be64(READ_ONCE(srpt_service_guid));
 	rdma_for_each_port(dev, p) {
 		sdev->port[p - 1].sdev = sdev;
 		sdev->port[p - 1].port_num = p;

@@ -32,9 +32,16 @@
 #define SRPT_DEF_MAX_REQ_SIZE	8260	/* ib_srp's default with imm. data */
 #define SRPT_MIN_MAX_REQ_SIZE	SRPT_MIN_IU_LEN
 #define SRPT_MAX_MAX_REQ_SIZE	65536
-#define SRPT_DEF_SQ_SIZE	256
-#define SRPT_MIN_SQ_SIZE	16
-#define SRPT_MAX_SQ_SIZE	4096
+/* srp_sq_size: as the in-kernel module (a cap on the send queue here). */
+#define SRPT_DEF_SQ_SIZE	4096
+#define SRPT_MIN_SQ_SIZE	4
+#define SRPT_MAX_SQ_SIZE	65535
+/* Send queue slots a channel has at least, whatever srp_sq_size says. */
+#define SRPT_MIN_SEND_WRS	64
+/* srp_credits: receive buffers, and so credits, per channel. */
+#define SRPT_DEF_CREDITS	256
+#define SRPT_MIN_CREDITS	16
+#define SRPT_MAX_CREDITS	4096
 #define SRPT_DEF_RSP_SIZE	256
 #define SRPT_MIN_RSP_SIZE	(SRPT_RSP_FIXED_LEN + 4 + 18)
 #define SRPT_MAX_RSP_SIZE	1024
@@ -106,12 +113,17 @@ struct srpt_device {
  * struct srpt_tpg_attrib - TPG tunables (configfs attrib/)
  * @max_rdma_size: most bytes moved by one RDMA context
  * @max_rsp_size: largest IU sent to the initiator (MAX_TI_IU_LEN)
- * @sq_size: receive buffers, and so credits, per channel
+ * @sq_size: most send queue work requests per channel (responses and
+ *	RDMA), at least SRPT_MIN_SEND_WRS; fewer if the credits need fewer
+ * @credits: receive buffers, and so credits, per channel
+ * @use_srq: always 0 (no shared receive queue; the in-kernel module's name)
  */
 struct srpt_tpg_attrib {
 	u32	max_rdma_size;
 	u32	max_rsp_size;
 	u32	sq_size;
+	u32	credits;
+	u32	use_srq;
 };
 
 /**
@@ -339,6 +351,8 @@ struct srpt_cmd {
  *	(set by the CM event handler; the release work waits for it)
  * @iu_running: one context is dispatching ch->iu_wait
  * @rq_size: receive buffers, credits granted at login
+ * @sq_size: send queue work requests asked for (before rdma_rw adds the
+ *	RDMA contexts' own)
  * @n_cmds: commands in @cmds
  * @max_req_size: MAX_IT_IU_LEN, size of a receive buffer
  * @max_rsp_size: MAX_TI_IU_LEN, size of a response buffer
@@ -386,6 +400,7 @@ struct srpt_rdma_ch {
 	bool				cm_settled;
 	bool				iu_running;
 	u32				rq_size;
+	u32				sq_size;
 	u32				n_cmds;
 	u32				max_req_size;
 	u32				max_rsp_size;
@@ -447,6 +462,8 @@ void srpt_send_rsp(struct srpt_cmd *cmd);
 void srpt_start_read(struct srpt_cmd *cmd);
 
 /* srpt_ch.c: login, RDMA/CM, channel lifecycle, port and device registry */
+u32 srpt_max_req_size(void);
+u32 srpt_max_credits(void);
 int srpt_rdma_cm_listen(u16 port);
 u16 srpt_rdma_cm_port(void);
 struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa);

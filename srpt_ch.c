@@ -56,15 +56,37 @@ static DEFINE_SPINLOCK(srpt_listeners_lock);
 static void srpt_relisten_fn(struct work_struct *w);
 static DECLARE_WORK(srpt_relisten_work, srpt_relisten_fn);
 
-static unsigned int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
-module_param(srp_max_req_size, uint, 0444);
+/* int, as in the in-kernel module; out-of-range values are clamped. */
+static int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
+module_param(srp_max_req_size, int, 0444);
 MODULE_PARM_DESC(srp_max_req_size,
-		 "Largest SRP request (REQ_IT_IU_LEN) accepted at login, in bytes; immediate data needs room for it (default 8260)");
+		 "Largest SRP request (REQ_IT_IU_LEN) accepted at login, in bytes, 64..65536; immediate data needs room for it (default 8260)");
 
-static unsigned int srpt_srq_size = SRPT_MAX_SQ_SIZE;
-module_param(srpt_srq_size, uint, 0444);
+static int srpt_srq_size = SRPT_MAX_CREDITS;
+module_param(srpt_srq_size, int, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
-		 "Upper bound of receive buffers (credits) per channel, whatever the TPG's srp_sq_size (default 4096)");
+		 "Upper bound of receive buffers (credits) per channel, whatever the TPG's srp_credits, 16..4096 (default 4096; no shared receive queue is used)");
+
+/**
+ * srpt_max_req_size() - the largest SRP request a login may ask for
+ *
+ * Return: srp_max_req_size, within its bounds.
+ */
+u32 srpt_max_req_size(void)
+{
+	return clamp_t(int, srp_max_req_size, SRPT_MIN_MAX_REQ_SIZE,
+		       SRPT_MAX_MAX_REQ_SIZE);
+}
+
+/**
+ * srpt_max_credits() - the most credits a channel gets
+ *
+ * Return: srpt_srq_size, within its bounds.
+ */
+u32 srpt_max_credits(void)
+{
+	return clamp_t(int, srpt_srq_size, SRPT_MIN_CREDITS, SRPT_MAX_CREDITS);
+}
 
 /* Ranks of the ways a node ACL can name an initiator, best first. */
 enum srpt_acl_rank {
@@ -113,6 +135,27 @@ void srpt_dev_register(struct srpt_device *sdev)
 	mutex_unlock(&srpt_mutex);
 }
 
+/* Whether an RDMA port now has the GID (index 0) or GUID @tport names. */
+static bool srpt_tport_has_port(const struct srpt_tport *tport)
+{
+	struct srpt_device *sdev;
+	union ib_gid gid;
+	u32 i;
+
+	lockdep_assert_held(&srpt_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, entry) {
+		for (i = 0; i < sdev->port_cnt; i++) {
+			if (rdma_query_gid(sdev->ib_dev, sdev->port[i].port_num,
+					   0, &gid))
+				continue;
+			if (!memcmp(tport->id, tport->id_len == 16 ? gid.raw :
+				    gid.raw + 8, tport->id_len))
+				return true;
+		}
+	}
+	return false;
+}
+
 /**
  * srpt_tport_register() - make a target port visible to logins
  * @tport: configfs target port
@@ -121,6 +164,9 @@ void srpt_tport_register(struct srpt_tport *tport)
 {
 	mutex_lock(&srpt_mutex);
 	list_add_tail(&tport->entry, &srpt_tport_list);
+	if (!srpt_tport_has_port(tport))
+		pr_info("%s: no RDMA port has this GID or GUID now; logins are served once one does\n",
+			tport->name);
 	mutex_unlock(&srpt_mutex);
 }
 
@@ -376,12 +422,12 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
 	attr->qp_context = ch;
 	attr->send_cq = ch->cq;
 	attr->recv_cq = ch->cq;
-	attr->cap.max_send_wr = ch->rq_size + 1;
+	attr->cap.max_send_wr = ch->sq_size;
 	attr->cap.max_recv_wr = ch->rq_size + 1;
 	attr->cap.max_send_sge = max(dev->attrs.max_sge_rd,
 				     dev->attrs.max_send_sge);
 	attr->cap.max_recv_sge = 1;
-	attr->cap.max_rdma_ctxs = ch->rq_size * factor;
+	attr->cap.max_rdma_ctxs = ch->sq_size * factor;
 	attr->sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr->qp_type = IB_QPT_RC;
 	attr->port_num = ch->sport->port_num;
@@ -517,9 +563,7 @@ static u32 srpt_login_check(struct srpt_login_ctx *lc)
 {
 	struct srpt_device *sdev = lc->sport->sdev;
 	struct srpt_login_limits lim = {
-		.max_it_iu_len = clamp_t(u32, srp_max_req_size,
-					 SRPT_MIN_MAX_REQ_SIZE,
-					 SRPT_MAX_MAX_REQ_SIZE),
+		.max_it_iu_len = srpt_max_req_size(),
 	};
 	u32 reason;
 
@@ -579,9 +623,12 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	memcpy(ch->t_port_id, lc->lg.t_port_id, 16);
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
 		 ch->i_port_id);
-	ch->rq_size = min3(READ_ONCE(stpg->attrib.sq_size),
-			   max_t(u32, srpt_srq_size, SRPT_MIN_SQ_SIZE),
+	ch->rq_size = min3(READ_ONCE(stpg->attrib.credits),
+			   srpt_max_credits(),
 			   (u32)lc->ib_dev->attrs.max_qp_wr / 4);
+	/* A response slot per credit, unless srp_sq_size says fewer. */
+	ch->sq_size = min(max_t(u32, READ_ONCE(stpg->attrib.sq_size),
+				SRPT_MIN_SEND_WRS), ch->rq_size + 1);
 	ch->max_req_size = lc->lg.req_it_iu_len;
 	ch->max_rsp_size = READ_ONCE(stpg->attrib.max_rsp_size);
 	ch->max_rdma_size = READ_ONCE(stpg->attrib.max_rdma_size);
@@ -637,9 +684,10 @@ static u32 srpt_ch_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 			ch->sess_name, ret);
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	}
-	pr_info("%s%s%s logged in to %s: req_lim %u, max_it_iu_len %u, max_ti_iu_len %u, immediate data %s\n",
+	pr_info("%s%s%s logged in to %s: req_lim %u, send queue %u, max_it_iu_len %u, max_ti_iu_len %u, immediate data %s\n",
 		ch->sess_name, lc->ip[0] ? " at " : "", lc->ip,
-		ch->stpg->tport->name, ch->rq_size, ch->max_req_size,
+		ch->stpg->tport->name, ch->rq_size, ch->sq_wr_total,
+		ch->max_req_size,
 		ch->max_rsp_size, ch->imm_data_offset ? "yes" : "no");
 	return 0;
 }

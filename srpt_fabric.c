@@ -150,6 +150,7 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 	stpg->attrib.max_rdma_size = SRPT_DEF_RDMA_SIZE;
 	stpg->attrib.max_rsp_size = SRPT_DEF_RSP_SIZE;
 	stpg->attrib.sq_size = SRPT_DEF_SQ_SIZE;
+	stpg->attrib.credits = SRPT_DEF_CREDITS;
 	/* Not enabled, so no login finds it before it is registered. */
 	if (srpt_tport_set_tpg(tport, stpg)) {
 		pr_err("%s: only one TPG per target port\n", tport->name);
@@ -377,11 +378,42 @@ SRPT_TPG_ATTRIB(srp_max_rdma_size, max_rdma_size, SRPT_MIN_RDMA_SIZE,
 SRPT_TPG_ATTRIB(srp_max_rsp_size, max_rsp_size, SRPT_MIN_RSP_SIZE,
 		SRPT_MAX_RSP_SIZE);
 SRPT_TPG_ATTRIB(srp_sq_size, sq_size, SRPT_MIN_SQ_SIZE, SRPT_MAX_SQ_SIZE);
+SRPT_TPG_ATTRIB(srp_credits, credits, SRPT_MIN_CREDITS, SRPT_MAX_CREDITS);
+
+static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
+					    char *page)
+{
+	return sysfs_emit(page, "%u\n", srpt_attrib_tpg(item)->attrib.use_srq);
+}
+
+/*
+ * use_srq: the in-kernel module's switch to one shared receive queue per
+ * device. Channels here always have their own receive queue (credits:
+ * srp_credits), so 0 is accepted and 1 refused, loudly.
+ */
+static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	bool val;
+	int ret;
+
+	ret = kstrtobool(page, &val);
+	if (ret)
+		return ret;
+	if (val) {
+		pr_err("use_srq=1: this ib_srpt has no shared receive queue mode; each channel gets srp_credits receive buffers of its own\n");
+		return -EINVAL;
+	}
+	return count;
+}
+CONFIGFS_ATTR(srpt_tpg_attrib_, use_srq);
 
 static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_srp_max_rdma_size,
 	&srpt_tpg_attrib_attr_srp_max_rsp_size,
 	&srpt_tpg_attrib_attr_srp_sq_size,
+	&srpt_tpg_attrib_attr_srp_credits,
+	&srpt_tpg_attrib_attr_use_srq,
 	NULL,
 };
 

@@ -1,30 +1,47 @@
 #!/bin/bash
-# A storage admin tunes the target port group: srp_sq_size sets the credits
+# A storage admin tunes the target port group: srp_credits sets the credits
 # an initiator gets (ib_srp's req_lim) and every credit comes back once the
-# I/O is done; out-of-range attribute values are refused; disabling the TPG
-# logs initiators out and enabling it lets them reconnect; a target port can
+# I/O is done, also when srp_sq_size keeps the send queue below one slot
+# per credit (responses then wait for send queue slots); srp_sq_size and
+# use_srq take every value the in-kernel module takes (srp_sq_size 4..65535,
+# use_srq 0 - and 1 is refused with a log line: there is no shared receive
+# queue mode); out-of-range values are refused; disabling the TPG logs
+# initiators out and enabling it lets them reconnect; a target port can
 # also be named by its port GUID, and a name that is neither GID nor GUID is
-# refused.  The credit check runs verified fio writes (qd 64 > 32 credits,
-# without and with O_SYNC) on one LUN of each backstore kind: ramdisk,
-# fileio, block (iblock on a null_blk disk).
-# stock: skip Debian's ib_srpt grants 128 credits whatever srp_sq_size says (seen by running it)
+# refused.  The credit check runs verified fio writes (qd 64 x 3 > 100
+# credits > 64 send queue slots, without and with O_SYNC) on one LUN of each
+# backstore kind: ramdisk, fileio, block (iblock on a null_blk disk).
+# stock: skip Debian's ib_srpt grants 128 credits whatever srp_sq_size says and has no srp_credits (seen by running it)
 . "$PROJECT/tools/guest-lib.sh"
 
 KINDS=(ramdisk fileio block)
 standard_setup disk-ram:32M:ramdisk disk-file:32M:fileio disk-blk:32M:block
 attrib=$TPG_DIR/attrib
-for a in srp_max_rdma_size srp_max_rsp_size srp_sq_size; do
+for a in srp_max_rdma_size srp_max_rsp_size srp_sq_size srp_credits use_srq; do
 	[ -f "$attrib/$a" ] || fail "no TPG attribute $a"
 	log "$a = $(cat "$attrib/$a")"
 done
-echo 32 >"$attrib/srp_sq_size" || fail "cannot set srp_sq_size=32"
-if echo 0 >"$attrib/srp_sq_size" 2>/dev/null; then
-	fail "srp_sq_size=0 accepted"
-fi
-if echo 8 >"$attrib/srp_max_rsp_size" 2>/dev/null; then
-	fail "srp_max_rsp_size=8 accepted (an SRP_RSP alone is 36 bytes)"
-fi
-[ "$(cat "$attrib/srp_sq_size")" = 32 ] || fail "srp_sq_size is $(cat "$attrib/srp_sq_size"), not 32"
+# accepts ATTR VALUE / refuses ATTR VALUE
+accepts() { echo "$2" >"$attrib/$1" || fail "$1=$2 refused"; }
+refuses() {
+	if echo "$2" >"$attrib/$1" 2>/dev/null; then
+		fail "$1=$2 accepted"
+	fi
+}
+for v in 4 0x10 65535; do accepts srp_sq_size $v; done
+for v in 0 3 65536 -1 abc; do refuses srp_sq_size $v; done
+accepts use_srq 0
+klog_start
+refuses use_srq 1
+grep -q "use_srq=1: .*no shared receive queue" "$KLOG" ||
+	fail "use_srq=1 refused without saying why in the kernel log"
+[ "$(cat "$attrib/use_srq")" = 0 ] || fail "use_srq is $(cat "$attrib/use_srq") after refusing 1"
+for v in 0 15 4097; do refuses srp_credits $v; done
+# An SRP_RSP alone is 36 bytes.
+refuses srp_max_rsp_size 8
+accepts srp_credits 100
+accepts srp_sq_size 4
+[ "$(cat "$attrib/srp_credits")" = 100 ] || fail "srp_credits is $(cat "$attrib/srp_credits"), not 100"
 
 out=$(srp_login "ch_count=2") || fail "login failed"
 mapfile -t disks <<<"$out"
@@ -33,9 +50,12 @@ host=$(srp_hosts | head -n1)
 # shellcheck disable=SC2317  # called through wait_for
 req_lim_is() { [ "$(cat "/sys/class/scsi_host/$host/req_lim")" = "$1" ]; }
 # The SCSI scan may still have a command out: wait for it.
-wait_for 10 req_lim_is 32 ||
-	fail "initiator has $(cat "/sys/class/scsi_host/$host/req_lim") credits, srp_sq_size is 32"
-log "ib_srp req_lim after login: 32"
+wait_for 10 req_lim_is 100 ||
+	fail "initiator has $(cat "/sys/class/scsi_host/$host/req_lim") credits, srp_credits is 100"
+# send_queue: the send queue size of the last login, from the kernel log.
+send_queue() { grep -o 'logged in to .*send queue [0-9]*' "$KLOG" | tail -n1 | grep -o '[0-9]*$'; }
+sq_small=$(send_queue)
+log "ib_srp req_lim after login: 100; send queue $sq_small (srp_sq_size=4)"
 for sync in 0 1; do
 	args=(--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=64
 	      --size=16M --runtime=6 --time_based --verify=crc32c "--sync=$sync" --randrepeat=0)
@@ -44,14 +64,18 @@ for sync in 0 1; do
 	done
 	fio_verify "credits-sync$sync" "${args[@]}" ||
 		fail "fio qd64 sync=$sync on ${KINDS[*]} LUNs ${disks[*]}: $FIO_BAD bad blocks ($(fio_bad_on "credits-sync$sync" "${disks[@]}" | xargs))"
-	wait_for 10 req_lim_is 32 ||
-		fail "only $(cat "/sys/class/scsi_host/$host/req_lim") of 32 credits came back after the I/O"
-	log "ib_srp req_lim after fio sync=$sync (queue depth above the credits): 32"
+	wait_for 10 req_lim_is 100 ||
+		fail "only $(cat "/sys/class/scsi_host/$host/req_lim") of 100 credits came back after the I/O"
+	log "ib_srp req_lim after fio sync=$sync (queue depth above the credits): 100"
 done
 srp_logout || fail "logout"
 
 # Disabling the TPG logs the initiator out; enabled again, it reconnects.
+accepts srp_sq_size 4096
 out=$(srp_login) || fail "login for the disable check"
+[ "$(send_queue)" -gt "$sq_small" ] ||
+	fail "send queue $(send_queue) with srp_sq_size=4096, $sq_small with 4: srp_sq_size does not cap it"
+log "send queue $(send_queue) with srp_sq_size=4096 (one slot per credit)"
 mapfile -t disks <<<"$out"
 dev=${disks[0]}
 host=$(srp_hosts | head -n1)
@@ -82,4 +106,4 @@ for bad in bogus 0x1234 fe80:0000; do
 		fail "target port name '$bad' accepted"
 	fi
 done
-pass "srp_sq_size=32 gives 32 credits, all back after fio; TPG disable/enable; bad values and names refused"
+pass "srp_credits=100 gives 100 credits, all back after fio with srp_sq_size=4 (64-slot send queue); srp_sq_size 4..65535 and use_srq 0 taken, use_srq=1 refused with a reason; TPG disable/enable; bad values and names refused"

@@ -1,0 +1,147 @@
+#!/bin/bash
+# An admin replaces the in-kernel ib_srpt with ours and keeps what was
+# written for it.  First the in-kernel (Debian) module runs: targetcli sets
+# up a target port with a ramdisk, a fileio and a block LUN (iblock on a
+# loop device with direct I/O, so that immediate data and unaligned
+# buffers meet a real block queue), an ACL and the TPG attributes, and
+# `targetcli saveconfig` saves it; its srpt_service_guid parameter is
+# noted.  Then the module is unloaded and ours loaded:
+#   - srpt_service_guid reads the same (0x%016llx, the first device's node
+#     GUID): scripts build ib_srp's id_ext/ioc_guid from it, as below;
+#   - `targetcli restoreconfig` of the saved file prints no error or
+#     warning and gives the same attributes back;
+#   - ib_srp logs in with id_ext/ioc_guid taken from the parameter, and
+#     fio verifies 512 B..1 MiB writes on every LUN;
+#   - a setup written by hand in configfs the way the in-kernel module's
+#     users write it - target port named by its port GUID
+#     (xxxx:xxxx:xxxx:xxxx), ACLs by initiator GUID, IPv4 and fully
+#     expanded IPv6 - logs ib_srp in and does verified I/O.
+# With --stock both phases run the in-kernel module (the reference).
+. "$PROJECT/tools/guest-lib.sh"
+
+setup_transport
+modprobe -a target_core_mod ib_cm rdma_cm || fail "modprobe LIO / CMs"
+pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork || fail "dbus-daemon"
+mkdir -p /etc/target
+targetcli_q set global auto_save_on_exit=false
+targetcli_q set global color_mode=false
+SRPT_DIR=/sys/kernel/config/target/srpt
+TGT_WWN=ib.$TGT_GID
+PARAM=/sys/module/ib_srpt/parameters/srpt_service_guid
+# listen TPG ADDR...: RDMA/CM logins to port 5555 reach TPG.  The wildcard
+# listener (rdma_cm_port) does on rxe; on siw it misses IPv4 logins (see
+# load_target), so there the TPG listens on each address (np).
+listen() {
+	local tpg=$1 a
+	shift
+	if [ "$TRANSPORT" != siw ]; then
+		echo $SRP_PORT >"$SRPT_DIR/discovery_auth/rdma_cm_port" || fail "cannot set rdma_cm_port"
+		return
+	fi
+	for a in "$@"; do
+		mkdir "$tpg/np/$a:$SRP_PORT" || fail "cannot listen on $a:$SRP_PORT (np)"
+	done
+}
+
+# --- the in-kernel module, configured and saved with targetcli
+stock=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/srpt" -name 'ib_srpt.ko*' | head -n1)
+[ -n "$stock" ] || fail "no in-kernel ib_srpt under /lib/modules/$(uname -r)/kernel"
+insmod "$stock" || fail "insmod $stock"
+stock_guid=$(cat $PARAM)
+log "in-kernel ib_srpt: srpt_service_guid=$stock_guid"
+img=/tmp/blk.img
+truncate -s 64M $img
+loopdev=$(losetup --find --show --direct-io=on $img) || fail "losetup --direct-io=on $img"
+targetcli_q /backstores/ramdisk create disk-ram 32M || fail "ramdisk"
+targetcli_q /backstores/fileio create disk-file /tmp/disk-file.img 32M || fail "fileio"
+targetcli_q /backstores/block create disk-blk "$loopdev" || fail "block on $loopdev"
+targetcli_q /srpt create "$TGT_WWN" || fail "targetcli /srpt create $TGT_WWN"
+for b in ramdisk/disk-ram fileio/disk-file block/disk-blk; do
+	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/$b" || fail "lun $b"
+done
+targetcli_q "/srpt/$TGT_WWN/acls" create "ib.$INI_PORT_ID" || fail "acl ib.$INI_PORT_ID"
+TPG_DIR=$(echo "$SRPT_DIR"/*"$TGT_GID"/tpgt_1)
+echo 128 >"$TPG_DIR/attrib/srp_sq_size" || fail "srp_sq_size=128 on the in-kernel module"
+echo 131072 >"$TPG_DIR/attrib/srp_max_rdma_size" || fail "srp_max_rdma_size on the in-kernel module"
+targetcli saveconfig /tmp/saved.json >/tmp/save.out 2>&1 || fail "saveconfig: $(cat /tmp/save.out)"
+cp /tmp/saved.json "$RESULTS/saved.json"
+attrs_saved=$(grep -A5 '"attributes"' /tmp/saved.json | grep srp_ | tr -d ' ,' | sort | xargs)
+log "saved: $attrs_saved"
+timeout 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clearconfig: $(cat /tmp/clear.out)"
+rmdir "$SRPT_DIR" 2>/dev/null
+rmmod ib_srpt || fail "rmmod the in-kernel ib_srpt"
+
+# --- ours (or the in-kernel one again with --stock)
+install_modules
+modprobe ib_srpt || fail "modprobe ib_srpt"
+log "now: $(modinfo -F filename ib_srpt)"
+[ "$(cat $PARAM)" = "$stock_guid" ] ||
+	fail "srpt_service_guid reads '$(cat $PARAM)', the in-kernel module's read '$stock_guid'"
+targetcli restoreconfig /tmp/saved.json >/tmp/restore.out 2>&1 ||
+	fail "restoreconfig failed: $(cat /tmp/restore.out)"
+if grep -qiE 'error|warn|fail|cannot|invalid' /tmp/restore.out; then
+	fail "restoreconfig complained: $(cat /tmp/restore.out)"
+fi
+TPG_DIR=$(echo "$SRPT_DIR"/*"$TGT_GID"/tpgt_1)
+[ -d "$TPG_DIR" ] || fail "no TPG after restoreconfig: $(cat /tmp/restore.out)"
+for a in srp_sq_size:128 srp_max_rdma_size:131072 use_srq:0; do
+	[ "$(cat "$TPG_DIR/attrib/${a%%:*}")" = "${a#*:}" ] ||
+		fail "after restoreconfig ${a%%:*} is $(cat "$TPG_DIR/attrib/${a%%:*}"), saved ${a#*:}"
+done
+log "restoreconfig: no complaint; srp_sq_size, srp_max_rdma_size, use_srq as saved"
+listen "$TPG_DIR" $TGT_IP
+
+# What scripts do: id_ext and ioc_guid from the parameter.
+ID_EXT=$(sed 's/^0x//' $PARAM) IOC_GUID=$ID_EXT
+out=$(srp_login) || fail "login after restoreconfig (id_ext=ioc_guid=$ID_EXT)"
+mapfile -t disks <<<"$out"
+[ ${#disks[@]} -eq 3 ] || fail "expected 3 disks, got ${#disks[*]}"
+args=(--ioengine=libaio --direct=1 --rw=randwrite --bsrange=512-1M --iodepth=16
+      --size=24M --verify=crc32c --randrepeat=0)
+kinds=(ramdisk fileio "block on $loopdev (direct I/O)")
+for i in 0 1 2; do
+	args+=(--name="d$i" --filename="${disks[i]}")
+done
+fio_verify restored "${args[@]}" ||
+	fail "fio 512 B..1 MiB on the restored LUNs: $FIO_BAD bad blocks ($(fio_bad_on restored "${disks[@]}" | xargs))"
+log "restored LUNs (${kinds[*]}): verified"
+srp_logout || fail "logout"
+
+# --- by hand, as the in-kernel module's users write it
+for np in "$TPG_DIR"/np/*; do [ -d "$np" ] && rmdir "$np"; done
+timeout 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clearconfig: $(cat /tmp/clear.out)"
+port_guid=$(sed 's/.*:\(....:....:....:....\)$/\1/' "/sys/class/infiniband/$HCA0/ports/1/gids/0")
+ini_guid=$(sed -E 's/(....)/\1:/g; s/:$//' <<<"$INI_PORT_GUID")
+# In the loopback rig the initiator's address is the one it logs in to.
+ini_ip6=2001:db8::1
+expanded6=2001:0db8:0000:0000:0000:0000:0000:0001
+ip -6 addr add $ini_ip6/64 dev veth0 nodad || fail "cannot add $ini_ip6 to veth0"
+if [ "$TRANSPORT" = rxe ]; then
+	wait_for 10 grep -qi '^2001:0db8:' /sys/class/infiniband/"$HCA0"/ports/1/gids/* ||
+		fail "$HCA0 has no GID for $ini_ip6"
+fi
+targetcli_q /backstores/block create disk-blk "$loopdev" || fail "block on $loopdev again"
+t=$SRPT_DIR/$port_guid/tpgt_1
+mkdir -p "$t" || fail "target port named by port GUID $port_guid refused"
+{ mkdir "$t/lun/lun_0" && ln -s /sys/kernel/config/target/core/iblock_*/disk-blk "$t/lun/lun_0/blk"; } ||
+	fail "LUN 0 by hand"
+for acl in "$ini_guid" "$TGT_IP" "$expanded6"; do
+	{ mkdir "$t/acls/$acl" && mkdir "$t/acls/$acl/lun_0" &&
+		ln -s "$t/lun/lun_0" "$t/acls/$acl/lun_0/map"; } || fail "ACL $acl refused"
+done
+listen "$t" $TGT_IP "[$ini_ip6]"
+echo 1 >"$t/enable" || fail "cannot enable $t"
+TPG_DIR=$t
+out=$(SRP_EXPECT=1 srp_login) || fail "login to the port named $port_guid (ACLs $ini_guid, $TGT_IP, $expanded6)"
+verify_io "$out" 16 || fail "write/read-back on the block LUN of port $port_guid"
+log "port $port_guid, ACLs by GUID/IPv4/expanded IPv6: logged in, I/O verified"
+srp_logout || fail "logout"
+for acl in "$ini_guid" "$TGT_IP"; do
+	{ rm "$t/acls/$acl/lun_0/map" && rmdir "$t/acls/$acl/lun_0" "$t/acls/$acl"; } ||
+		fail "rmdir ACL $acl"
+done
+out=$(TGT_IP=[$ini_ip6] SRP_EXPECT=1 srp_login) || fail "IPv6 login admitted by ACL $expanded6"
+verify_io "$out" 4 || fail "I/O over the IPv6 login"
+srp_logout || fail "logout"
+log "IPv6 login admitted by the expanded-IPv6 ACL alone"
+pass "in-kernel module's saveconfig restored without a complaint (srpt_service_guid $stock_guid the same), ramdisk/fileio/block-on-loop LUNs verified at 512 B..1 MiB; port by GUID with ACLs by GUID, IPv4, expanded IPv6 logs in"
