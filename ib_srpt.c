@@ -158,7 +158,7 @@ io_exit:
 static void __exit srpt_cleanup_module(void)
 {
 	srpt_running = false;
-	srpt_rdma_cm_listen(0);
+	srpt_rdma_cm_cleanup();
 	ib_unregister_client(&srpt_client);
 	srpt_ch_cleanup();
 	srpt_fabric_unregister();

@@ -15,12 +15,14 @@
 #ifndef IB_SRPT_H
 #define IB_SRPT_H
 
+#include <linux/inet.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rw.h>
@@ -202,7 +204,35 @@ struct srpt_tpg {
 };
 
 struct srpt_rdma_ch;
-struct srpt_login_ctx;
+struct srpt_cm_ops;
+
+/**
+ * struct srpt_login_ctx - a login request as the CM delivered it
+ * @ib_dev: RDMA device the request came in on
+ * @port_num: its port
+ * @sport: our port state, once the device was found
+ * @stpg: the TPG of the target port, once found
+ * @lg: parsed SRP_LOGIN_REQ
+ * @ops: CM operations for the new channel
+ * @rdma_cm: RDMA/CM id of the connection (RDMA/CM logins)
+ * @ip: initiator IP address as text (RDMA/CM logins), or ""
+ * @ip_raw: the same as IPv6 (IPv4 v4-mapped), if @has_ip
+ * @has_ip: the login came with an IP address
+ * @rdma_param: the initiator's RDMA/CM connection parameters
+ */
+struct srpt_login_ctx {
+	struct ib_device		*ib_dev;
+	u32				port_num;
+	struct srpt_port		*sport;
+	struct srpt_tpg			*stpg;
+	struct srpt_login		lg;
+	const struct srpt_cm_ops	*ops;
+	struct rdma_cm_id		*rdma_cm;
+	char				ip[INET6_ADDRSTRLEN + 8];
+	struct in6_addr			ip_raw;
+	bool				has_ip;
+	const struct rdma_conn_param	*rdma_param;
+};
 
 /**
  * struct srpt_cm_ops - what differs between IB CM and RDMA/CM channels
@@ -461,14 +491,12 @@ void srpt_free_data(struct srpt_cmd *cmd);
 void srpt_send_rsp(struct srpt_cmd *cmd);
 void srpt_start_read(struct srpt_cmd *cmd);
 
-/* srpt_ch.c: login, RDMA/CM, channel lifecycle, port and device registry */
+/* srpt_ch.c: login, channel lifecycle, port and device registry */
 u32 srpt_max_req_size(void);
 u32 srpt_max_credits(void);
-int srpt_rdma_cm_listen(u16 port);
-u16 srpt_rdma_cm_port(void);
-struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa);
-void srpt_rdma_cm_unlisten(struct srpt_listener *l);
-void srpt_rdma_cm_relisten(void);
+int srpt_login(struct srpt_login_ctx *lc);
+void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch);
+void srpt_cm_closed(struct srpt_rdma_ch *ch, const char *why);
 void srpt_dev_register(struct srpt_device *sdev);
 void srpt_dev_unregister(struct srpt_device *sdev);
 void srpt_tport_register(struct srpt_tport *tport);
@@ -476,6 +504,14 @@ void srpt_tport_unregister(struct srpt_tport *tport);
 int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
 void srpt_ch_cleanup(void);
+
+/* srpt_rdma_cm.c: RDMA/CM listeners and channels */
+int srpt_rdma_cm_listen(u16 port);
+u16 srpt_rdma_cm_port(void);
+struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa);
+void srpt_rdma_cm_unlisten(struct srpt_listener *l);
+void srpt_rdma_cm_relisten(void);
+void srpt_rdma_cm_cleanup(void);
 
 /* srpt_fabric.c */
 int srpt_fabric_register(void);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SRP channels: the login routine shared by the connection managers, the
- * RDMA/CM listener and event handling, channel teardown, and the
- * registries logins look into (RDMA devices, target ports).
+ * SRP channels: the login routine shared by the connection managers (IB CM
+ * and RDMA/CM, each in a file of its own, call srpt_login() and report
+ * their connection events here), channel teardown, and the registries
+ * logins look into (RDMA devices, target ports).
  *
  * Locking: srpt_mutex serialises logins against device removal, TPG
  * enable/disable and changes of the target port list; a login holds it
@@ -17,12 +18,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
 #include <rdma/ib_cache.h>
-#include <rdma/ib_cm.h>
 #include "ib_srpt.h"
 
 static DEFINE_MUTEX(srpt_mutex);
@@ -31,30 +29,6 @@ static LIST_HEAD(srpt_tport_list);
 static DEFINE_SPINLOCK(srpt_ch_lock);
 static LIST_HEAD(srpt_ch_list);
 static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_waitq);
-
-static DEFINE_MUTEX(srpt_listen_mutex);
-static struct rdma_cm_id *srpt_listen_id;
-static u16 srpt_listen_port;
-
-/**
- * struct srpt_listener - an RDMA/CM listener bound to one address (np)
- * @entry: in srpt_listeners
- * @addr: address and port
- * @id: the listening id; NULL while no device has the address (its
- *	device was removed: srpt_relisten_work() tries again when a device
- *	comes)
- */
-struct srpt_listener {
-	struct list_head	entry;
-	struct sockaddr_storage	addr;
-	struct rdma_cm_id	*id;
-};
-
-/* srpt_listeners: changed under srpt_listen_mutex and srpt_listeners_lock. */
-static LIST_HEAD(srpt_listeners);
-static DEFINE_SPINLOCK(srpt_listeners_lock);
-static void srpt_relisten_fn(struct work_struct *w);
-static DECLARE_WORK(srpt_relisten_work, srpt_relisten_fn);
 
 /* int, as in the in-kernel module; out-of-range values are clamped. */
 static int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
@@ -94,34 +68,6 @@ enum srpt_acl_rank {
 	SRPT_ACL_BY_GUID,
 	SRPT_ACL_BY_IP,
 	SRPT_ACL_NO_MATCH,
-};
-
-/**
- * struct srpt_login_ctx - a login request as the CM delivered it
- * @ib_dev: RDMA device the request came in on
- * @port_num: its port
- * @sport: our port state, once the device was found
- * @stpg: the TPG of the target port, once found
- * @lg: parsed SRP_LOGIN_REQ
- * @ops: CM operations for the new channel
- * @rdma_cm: RDMA/CM id of the connection (RDMA/CM logins)
- * @ip: initiator IP address as text (RDMA/CM logins), or ""
- * @ip_raw: the same as IPv6 (IPv4 v4-mapped), if @has_ip
- * @has_ip: the login came with an IP address
- * @rdma_param: the initiator's RDMA/CM connection parameters
- */
-struct srpt_login_ctx {
-	struct ib_device		*ib_dev;
-	u32				port_num;
-	struct srpt_port		*sport;
-	struct srpt_tpg			*stpg;
-	struct srpt_login		lg;
-	const struct srpt_cm_ops	*ops;
-	struct rdma_cm_id		*rdma_cm;
-	char				ip[INET6_ADDRSTRLEN + 8];
-	struct in6_addr			ip_raw;
-	bool				has_ip;
-	const struct rdma_conn_param	*rdma_param;
 };
 
 /**
@@ -717,8 +663,9 @@ static u32 srpt_login_locked(struct srpt_login_ctx *lc,
 	return reason;
 }
 
-/*
+/**
  * srpt_login() - the login routine of every connection manager
+ * @lc: the request, as the CM got it
  *
  * Validates the request, creates the channel with its QP and buffers,
  * registers the LIO session, applies the multichannel action and lets the
@@ -729,7 +676,7 @@ static u32 srpt_login_locked(struct srpt_login_ctx *lc,
  * refused after the channel existed: its release destroys the id); a
  * negative errno if no channel was created and the CM must destroy the id.
  */
-static int srpt_login(struct srpt_login_ctx *lc)
+int srpt_login(struct srpt_login_ctx *lc)
 {
 	struct srpt_rdma_ch *ch = NULL;
 	struct srp_login_rej rej;
@@ -752,374 +699,38 @@ static int srpt_login(struct srpt_login_ctx *lc)
  * srpt_cm_rtu_recv() - the connection is established: CONNECTING -> LIVE
  * @ch: channel
  *
- * Reached from the RDMA/CM ESTABLISHED event (which the CM raises on RTU,
- * or earlier when the first IU arrives and the QP reports COMM_EST).
+ * Reached from the CM's RTU (IB CM) or ESTABLISHED (RDMA/CM) event, which
+ * the CM also raises when the first IU arrives before the RTU and the QP
+ * reports COMM_EST. A channel closed meanwhile stays closed; its release
+ * may now end the connection with a DREQ (srpt_cm_end()).
  */
-static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
+void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
 	pr_debug("%s: connection established\n", ch->sess_name);
 	srpt_ch_go_live(ch);
 	srpt_cm_settle(ch);
 }
 
-/* RDMA/CM operations of a channel. */
-
-static int srpt_rdma_create_qp(struct srpt_rdma_ch *ch,
-			       struct ib_qp_init_attr *attr)
-{
-	int ret = rdma_create_qp(ch->rdma_cm, ch->sport->sdev->pd, attr);
-
-	if (!ret)
-		ch->qp = ch->rdma_cm->qp;
-	return ret;
-}
-
-static int srpt_rdma_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
-			    const void *rsp, u8 len)
-{
-	const struct ib_device_attr *a = &ch->sport->sdev->ib_dev->attrs;
-	const struct rdma_conn_param *req = lc->rdma_param;
-	struct rdma_conn_param param = {
-		.private_data = rsp,
-		.private_data_len = len,
-		.flow_control = 1,
-		.rnr_retry_count = 7,
-		/* The CM already swapped these to our point of view. */
-		.responder_resources = min_t(int, req->responder_resources,
-					     a->max_qp_rd_atom),
-		.initiator_depth = min_t(int, req->initiator_depth,
-					 a->max_qp_init_rd_atom),
-	};
-
-	/* Later events of the id are the channel's. */
-	ch->rdma_cm->context = ch;
-	return rdma_accept(ch->rdma_cm, &param);
-}
-
-static void srpt_rdma_reject(struct srpt_login_ctx *lc, const void *rej,
-			     u8 len)
-{
-	rdma_reject(lc->rdma_cm, rej, len, IB_CM_REJ_CONSUMER_DEFINED);
-}
-
-static void srpt_rdma_disconnect(struct srpt_rdma_ch *ch)
-{
-	rdma_disconnect(ch->rdma_cm);
-}
-
-static void srpt_rdma_destroy_qp(struct srpt_rdma_ch *ch)
-{
-	rdma_destroy_qp(ch->rdma_cm);
-	ch->qp = NULL;
-}
-
-static void srpt_rdma_destroy(struct srpt_rdma_ch *ch)
-{
-	if (ch->qp)
-		srpt_rdma_destroy_qp(ch);
-	/* Waits for a callback of the id still running (the login's). */
-	rdma_destroy_id(ch->rdma_cm);
-	ch->rdma_cm = NULL;
-}
-
-static void srpt_rdma_comm_est(struct srpt_rdma_ch *ch)
-{
-	rdma_notify(ch->rdma_cm, IB_EVENT_COMM_EST);
-}
-
-static const struct srpt_cm_ops srpt_rdma_cm_ops = {
-	.create_qp	= srpt_rdma_create_qp,
-	.destroy_qp	= srpt_rdma_destroy_qp,
-	.accept		= srpt_rdma_accept,
-	.reject		= srpt_rdma_reject,
-	.comm_est	= srpt_rdma_comm_est,
-	.disconnect	= srpt_rdma_disconnect,
-	.destroy	= srpt_rdma_destroy,
-};
-
-/* The initiator's address of an RDMA/CM login, as text and as IPv6. */
-static void srpt_login_ip(struct srpt_login_ctx *lc, struct sockaddr *sa)
-{
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)sa;
-	struct sockaddr_in *sin = (struct sockaddr_in *)sa;
-
-	if (sa->sa_family == AF_INET) {
-		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, &lc->ip_raw);
-	} else if (sa->sa_family == AF_INET6) {
-		lc->ip_raw = sin6->sin6_addr;
-	} else {
-		lc->ip[0] = '\0';
-		return;
-	}
-	lc->has_ip = true;
-	if (ipv6_addr_v4mapped(&lc->ip_raw))
-		snprintf(lc->ip, sizeof(lc->ip), "%pI4",
-			 &lc->ip_raw.s6_addr32[3]);
-	else
-		snprintf(lc->ip, sizeof(lc->ip), "%pI6c", &lc->ip_raw);
-}
-
-static int srpt_rdma_cm_req_recv(struct rdma_cm_id *id,
-				 struct rdma_cm_event *ev)
-{
-	const struct rdma_conn_param *param = &ev->param.conn;
-	struct srpt_login_ctx lc = {
-		.ib_dev = id->device,
-		.port_num = id->port_num,
-		.ops = &srpt_rdma_cm_ops,
-		.rdma_cm = id,
-		.rdma_param = param,
-	};
-	struct srp_login_rej rej;
-
-	srpt_login_ip(&lc, (struct sockaddr *)&id->route.addr.dst_addr);
-	if (srpt_parse_login_rdma(param->private_data,
-				  param->private_data_len, &lc.lg)) {
-		pr_warn_ratelimited("connection request from %s without SRP_LOGIN_REQ (%u bytes of private data)\n",
-				    lc.ip, param->private_data_len);
-		srpt_build_login_rej(&rej, 0,
-				     SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
-		srpt_rdma_reject(&lc, &rej, sizeof(rej));
-		return -ECONNREFUSED;
-	}
-	return srpt_login(&lc);
-}
-
-/*
- * The device of an id that is no channel's is going away: if it is an np
- * listener, let the RDMA/CM destroy it (non-zero return) - unless
- * srpt_rdma_cm_unlisten() is destroying it already - and listen again when
- * a device comes (srpt_rdma_cm_relisten()).
+/**
+ * srpt_cm_closed() - the CM ended the connection or gave up on it
+ * @ch: channel
+ * @why: the CM event, for the debug log
+ *
+ * DREQ, REJ, REP or RTU timeout, device or address gone: close @ch.
  */
-static int srpt_listener_removed(struct rdma_cm_id *id)
+void srpt_cm_closed(struct srpt_rdma_ch *ch, const char *why)
 {
-	struct srpt_listener *l;
-	int ret = 0;
-
-	spin_lock(&srpt_listeners_lock);
-	list_for_each_entry(l, &srpt_listeners, entry) {
-		if (l->id == id) {
-			l->id = NULL;
-			ret = 1;
-			pr_info("RDMA/CM listener on %pISpc: device removed\n",
-				&l->addr);
-			break;
-		}
-	}
-	spin_unlock(&srpt_listeners_lock);
-	return ret;
-}
-
-static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
-				struct rdma_cm_event *ev)
-{
-	struct srpt_rdma_ch *ch = id->context;
-
-	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return srpt_rdma_cm_req_recv(id, ev);
-	if (!ch) {	/* a listener, or the id of a refused login */
-		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
-			return srpt_listener_removed(id);
-		return 0;
-	}
-	switch (ev->event) {
-	case RDMA_CM_EVENT_ESTABLISHED:
-		srpt_cm_rtu_recv(ch);
-		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_ADDR_CHANGE:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		pr_debug("%s: %s\n", ch->sess_name, rdma_event_msg(ev->event));
-		srpt_cm_settle(ch);
-		srpt_close_ch(ch);
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
-{
-	struct rdma_cm_id *id;
-	int ret;
-
-	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
-		return id;
-	if (sa->sa_family == AF_INET6 &&
-	    ipv6_addr_any(&((struct sockaddr_in6 *)sa)->sin6_addr))
-		rdma_set_afonly(id, 0);
-	ret = rdma_bind_addr(id, sa);
-	if (!ret)
-		ret = rdma_listen(id, 128);
-	if (ret) {
-		rdma_destroy_id(id);
-		return ERR_PTR(ret);
-	}
-	return id;
+	pr_debug("%s: %s\n", ch->sess_name, why);
+	srpt_cm_settle(ch);
+	srpt_close_ch(ch);
 }
 
 /**
- * srpt_rdma_cm_listen_addr() - an RDMA/CM listener on one address
- * @sa: IPv4 or IPv6 address and port
+ * srpt_ch_cleanup() - release every channel
  *
- * Besides the wildcard listener of rdma_cm_port: a listener bound to an
- * address also accepts connections a wildcard one cannot get, e.g. on
- * soft-iWARP, whose wildcard listening sockets are bound to the device's
- * netdev and so never see a login from the same host (it comes over lo).
- * When the device with the address goes away the listener waits for it
- * to come back.
- *
- * Return: the listener (undo with srpt_rdma_cm_unlisten()) or an ERR_PTR
- * (-EADDRINUSE if the port is taken on that address).
- */
-struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa)
-{
-	struct srpt_listener *l;
-	struct rdma_cm_id *id;
-
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
-	if (!l)
-		return ERR_PTR(-ENOMEM);
-	memcpy(&l->addr, sa, sa->sa_family == AF_INET6 ?
-	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
-	mutex_lock(&srpt_listen_mutex);
-	id = srpt_rdma_listen_on(sa);
-	if (IS_ERR(id)) {
-		mutex_unlock(&srpt_listen_mutex);
-		kfree(l);
-		return ERR_CAST(id);
-	}
-	spin_lock(&srpt_listeners_lock);
-	l->id = id;
-	list_add_tail(&l->entry, &srpt_listeners);
-	spin_unlock(&srpt_listeners_lock);
-	mutex_unlock(&srpt_listen_mutex);
-	pr_info("RDMA/CM listening on %pISpc\n", sa);
-	return l;
-}
-
-/**
- * srpt_rdma_cm_unlisten() - stop a listener of srpt_rdma_cm_listen_addr()
- * @l: the listener
- */
-void srpt_rdma_cm_unlisten(struct srpt_listener *l)
-{
-	struct rdma_cm_id *id;
-
-	mutex_lock(&srpt_listen_mutex);
-	spin_lock(&srpt_listeners_lock);
-	id = l->id;
-	l->id = NULL;
-	list_del(&l->entry);
-	spin_unlock(&srpt_listeners_lock);
-	mutex_unlock(&srpt_listen_mutex);
-	/* Waits for a callback of the id still running. */
-	if (id)
-		rdma_destroy_id(id);
-	kfree(l);
-}
-
-static void srpt_relisten_fn(struct work_struct *w)
-{
-	struct srpt_listener *l;
-	struct rdma_cm_id *id;
-
-	mutex_lock(&srpt_listen_mutex);
-	list_for_each_entry(l, &srpt_listeners, entry) {
-		if (l->id)
-			continue;
-		id = srpt_rdma_listen_on((struct sockaddr *)&l->addr);
-		if (IS_ERR(id))
-			continue;	/* not this device's address */
-		spin_lock(&srpt_listeners_lock);
-		l->id = id;
-		spin_unlock(&srpt_listeners_lock);
-		pr_info("RDMA/CM listening on %pISpc again\n", &l->addr);
-	}
-	mutex_unlock(&srpt_listen_mutex);
-}
-
-/**
- * srpt_rdma_cm_relisten() - an RDMA device came: listen again on the
- * addresses whose device had gone
- *
- * Context: the IB client's add(); the listening happens in a work item.
- */
-void srpt_rdma_cm_relisten(void)
-{
-	schedule_work(&srpt_relisten_work);
-}
-
-/**
- * srpt_rdma_cm_listen() - (re)start the RDMA/CM listener
- * @port: TCP-style port number; 0 stops listening
- *
- * Listens on all IPv6 and IPv4 addresses.
- *
- * Return: 0 or a negative errno (the listener is then stopped).
- */
-int srpt_rdma_cm_listen(u16 port)
-{
-	struct sockaddr_in6 sin6 = {
-		.sin6_family = AF_INET6,
-		.sin6_port = htons(port),
-	};
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-	};
-	struct rdma_cm_id *id = NULL;
-	int ret = 0;
-
-	mutex_lock(&srpt_listen_mutex);
-	if (srpt_listen_id && port == srpt_listen_port)
-		goto out;
-	if (srpt_listen_id)
-		rdma_destroy_id(srpt_listen_id);
-	srpt_listen_id = NULL;
-	srpt_listen_port = 0;
-	if (!port)
-		goto out;
-	id = srpt_rdma_listen_on((struct sockaddr *)&sin6);
-	if (IS_ERR(id))
-		id = srpt_rdma_listen_on((struct sockaddr *)&sin);
-	if (IS_ERR(id)) {
-		ret = PTR_ERR(id);
-		pr_err("RDMA/CM listener on port %u failed: %d\n", port, ret);
-		goto out;
-	}
-	srpt_listen_id = id;
-	srpt_listen_port = port;
-	pr_info("RDMA/CM listening on port %u\n", port);
-out:
-	mutex_unlock(&srpt_listen_mutex);
-	return ret;
-}
-
-/**
- * srpt_rdma_cm_port() - the port the RDMA/CM listener listens on
- *
- * Return: the port, 0 if not listening.
- */
-u16 srpt_rdma_cm_port(void)
-{
-	return READ_ONCE(srpt_listen_port);
-}
-
-/**
- * srpt_ch_cleanup() - stop listening and release every channel
- *
- * Context: module unload, after the IB client is gone.
+ * Context: module unload, after the IB client and the listeners are gone.
  */
 void srpt_ch_cleanup(void)
 {
-	cancel_work_sync(&srpt_relisten_work);
-	srpt_rdma_cm_listen(0);
 	srpt_close_and_wait(srpt_ch_any, NULL);
 }

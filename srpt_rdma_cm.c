@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RDMA/CM side of ib_srpt: listeners (rdma_cm_port, network portals),
+ * login requests handed to srpt_login(), and the RDMA/CM operations and
+ * events of channels. Logins over RoCE and iWARP come this way, with the
+ * 56-byte struct srp_login_req_rdma as private data.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inet.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cm.h>
+#include "ib_srpt.h"
+
+static DEFINE_MUTEX(srpt_listen_mutex);
+static struct rdma_cm_id *srpt_listen_id;
+static u16 srpt_listen_port;
+
+/**
+ * struct srpt_listener - an RDMA/CM listener bound to one address (np)
+ * @entry: in srpt_listeners
+ * @addr: address and port
+ * @id: the listening id; NULL while no device has the address (its
+ *	device was removed: srpt_relisten_work() tries again when a device
+ *	comes)
+ */
+struct srpt_listener {
+	struct list_head	entry;
+	struct sockaddr_storage	addr;
+	struct rdma_cm_id	*id;
+};
+
+/* srpt_listeners: changed under srpt_listen_mutex and srpt_listeners_lock. */
+static LIST_HEAD(srpt_listeners);
+static DEFINE_SPINLOCK(srpt_listeners_lock);
+static void srpt_relisten_fn(struct work_struct *w);
+static DECLARE_WORK(srpt_relisten_work, srpt_relisten_fn);
+
+/* RDMA/CM operations of a channel. */
+
+static int srpt_rdma_create_qp(struct srpt_rdma_ch *ch,
+			       struct ib_qp_init_attr *attr)
+{
+	int ret = rdma_create_qp(ch->rdma_cm, ch->sport->sdev->pd, attr);
+
+	if (!ret)
+		ch->qp = ch->rdma_cm->qp;
+	return ret;
+}
+
+static int srpt_rdma_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
+			    const void *rsp, u8 len)
+{
+	const struct ib_device_attr *a = &ch->sport->sdev->ib_dev->attrs;
+	const struct rdma_conn_param *req = lc->rdma_param;
+	struct rdma_conn_param param = {
+		.private_data = rsp,
+		.private_data_len = len,
+		.flow_control = 1,
+		.rnr_retry_count = 7,
+		/* The CM already swapped these to our point of view. */
+		.responder_resources = min_t(int, req->responder_resources,
+					     a->max_qp_rd_atom),
+		.initiator_depth = min_t(int, req->initiator_depth,
+					 a->max_qp_init_rd_atom),
+	};
+
+	/* Later events of the id are the channel's. */
+	ch->rdma_cm->context = ch;
+	return rdma_accept(ch->rdma_cm, &param);
+}
+
+static void srpt_rdma_reject(struct srpt_login_ctx *lc, const void *rej,
+			     u8 len)
+{
+	rdma_reject(lc->rdma_cm, rej, len, IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+static void srpt_rdma_disconnect(struct srpt_rdma_ch *ch)
+{
+	rdma_disconnect(ch->rdma_cm);
+}
+
+static void srpt_rdma_destroy_qp(struct srpt_rdma_ch *ch)
+{
+	rdma_destroy_qp(ch->rdma_cm);
+	ch->qp = NULL;
+}
+
+static void srpt_rdma_destroy(struct srpt_rdma_ch *ch)
+{
+	if (ch->qp)
+		srpt_rdma_destroy_qp(ch);
+	/* Waits for a callback of the id still running (the login's). */
+	rdma_destroy_id(ch->rdma_cm);
+	ch->rdma_cm = NULL;
+}
+
+static void srpt_rdma_comm_est(struct srpt_rdma_ch *ch)
+{
+	rdma_notify(ch->rdma_cm, IB_EVENT_COMM_EST);
+}
+
+static const struct srpt_cm_ops srpt_rdma_cm_ops = {
+	.create_qp	= srpt_rdma_create_qp,
+	.destroy_qp	= srpt_rdma_destroy_qp,
+	.accept		= srpt_rdma_accept,
+	.reject		= srpt_rdma_reject,
+	.comm_est	= srpt_rdma_comm_est,
+	.disconnect	= srpt_rdma_disconnect,
+	.destroy	= srpt_rdma_destroy,
+};
+
+/* The initiator's address of an RDMA/CM login, as text and as IPv6. */
+static void srpt_login_ip(struct srpt_login_ctx *lc, struct sockaddr *sa)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)sa;
+	struct sockaddr_in *sin = (struct sockaddr_in *)sa;
+
+	if (sa->sa_family == AF_INET) {
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, &lc->ip_raw);
+	} else if (sa->sa_family == AF_INET6) {
+		lc->ip_raw = sin6->sin6_addr;
+	} else {
+		lc->ip[0] = '\0';
+		return;
+	}
+	lc->has_ip = true;
+	if (ipv6_addr_v4mapped(&lc->ip_raw))
+		snprintf(lc->ip, sizeof(lc->ip), "%pI4",
+			 &lc->ip_raw.s6_addr32[3]);
+	else
+		snprintf(lc->ip, sizeof(lc->ip), "%pI6c", &lc->ip_raw);
+}
+
+static int srpt_rdma_cm_req_recv(struct rdma_cm_id *id,
+				 struct rdma_cm_event *ev)
+{
+	const struct rdma_conn_param *param = &ev->param.conn;
+	struct srpt_login_ctx lc = {
+		.ib_dev = id->device,
+		.port_num = id->port_num,
+		.ops = &srpt_rdma_cm_ops,
+		.rdma_cm = id,
+		.rdma_param = param,
+	};
+	struct srp_login_rej rej;
+
+	srpt_login_ip(&lc, (struct sockaddr *)&id->route.addr.dst_addr);
+	if (srpt_parse_login_rdma(param->private_data,
+				  param->private_data_len, &lc.lg)) {
+		pr_warn_ratelimited("connection request from %s without SRP_LOGIN_REQ (%u bytes of private data)\n",
+				    lc.ip, param->private_data_len);
+		srpt_build_login_rej(&rej, 0,
+				     SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
+		srpt_rdma_reject(&lc, &rej, sizeof(rej));
+		return -ECONNREFUSED;
+	}
+	return srpt_login(&lc);
+}
+
+/*
+ * The device of an id that is no channel's is going away: if it is an np
+ * listener, let the RDMA/CM destroy it (non-zero return) - unless
+ * srpt_rdma_cm_unlisten() is destroying it already - and listen again when
+ * a device comes (srpt_rdma_cm_relisten()).
+ */
+static int srpt_listener_removed(struct rdma_cm_id *id)
+{
+	struct srpt_listener *l;
+	int ret = 0;
+
+	spin_lock(&srpt_listeners_lock);
+	list_for_each_entry(l, &srpt_listeners, entry) {
+		if (l->id == id) {
+			l->id = NULL;
+			ret = 1;
+			pr_info("RDMA/CM listener on %pISpc: device removed\n",
+				&l->addr);
+			break;
+		}
+	}
+	spin_unlock(&srpt_listeners_lock);
+	return ret;
+}
+
+static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
+				struct rdma_cm_event *ev)
+{
+	struct srpt_rdma_ch *ch = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return srpt_rdma_cm_req_recv(id, ev);
+	if (!ch) {	/* a listener, or the id of a refused login */
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			return srpt_listener_removed(id);
+		return 0;
+	}
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		srpt_cm_rtu_recv(ch);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		srpt_cm_closed(ch, rdma_event_msg(ev->event));
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	if (sa->sa_family == AF_INET6 &&
+	    ipv6_addr_any(&((struct sockaddr_in6 *)sa)->sin6_addr))
+		rdma_set_afonly(id, 0);
+	ret = rdma_bind_addr(id, sa);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
+/**
+ * srpt_rdma_cm_listen_addr() - an RDMA/CM listener on one address
+ * @sa: IPv4 or IPv6 address and port
+ *
+ * Besides the wildcard listener of rdma_cm_port: a listener bound to an
+ * address also accepts connections a wildcard one cannot get, e.g. on
+ * soft-iWARP, whose wildcard listening sockets are bound to the device's
+ * netdev and so never see a login from the same host (it comes over lo).
+ * When the device with the address goes away the listener waits for it
+ * to come back.
+ *
+ * Return: the listener (undo with srpt_rdma_cm_unlisten()) or an ERR_PTR
+ * (-EADDRINUSE if the port is taken on that address).
+ */
+struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa)
+{
+	struct srpt_listener *l;
+	struct rdma_cm_id *id;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return ERR_PTR(-ENOMEM);
+	memcpy(&l->addr, sa, sa->sa_family == AF_INET6 ?
+	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	mutex_lock(&srpt_listen_mutex);
+	id = srpt_rdma_listen_on(sa);
+	if (IS_ERR(id)) {
+		mutex_unlock(&srpt_listen_mutex);
+		kfree(l);
+		return ERR_CAST(id);
+	}
+	spin_lock(&srpt_listeners_lock);
+	l->id = id;
+	list_add_tail(&l->entry, &srpt_listeners);
+	spin_unlock(&srpt_listeners_lock);
+	mutex_unlock(&srpt_listen_mutex);
+	pr_info("RDMA/CM listening on %pISpc\n", sa);
+	return l;
+}
+
+/**
+ * srpt_rdma_cm_unlisten() - stop a listener of srpt_rdma_cm_listen_addr()
+ * @l: the listener
+ */
+void srpt_rdma_cm_unlisten(struct srpt_listener *l)
+{
+	struct rdma_cm_id *id;
+
+	mutex_lock(&srpt_listen_mutex);
+	spin_lock(&srpt_listeners_lock);
+	id = l->id;
+	l->id = NULL;
+	list_del(&l->entry);
+	spin_unlock(&srpt_listeners_lock);
+	mutex_unlock(&srpt_listen_mutex);
+	/* Waits for a callback of the id still running. */
+	if (id)
+		rdma_destroy_id(id);
+	kfree(l);
+}
+
+static void srpt_relisten_fn(struct work_struct *w)
+{
+	struct srpt_listener *l;
+	struct rdma_cm_id *id;
+
+	mutex_lock(&srpt_listen_mutex);
+	list_for_each_entry(l, &srpt_listeners, entry) {
+		if (l->id)
+			continue;
+		id = srpt_rdma_listen_on((struct sockaddr *)&l->addr);
+		if (IS_ERR(id))
+			continue;	/* not this device's address */
+		spin_lock(&srpt_listeners_lock);
+		l->id = id;
+		spin_unlock(&srpt_listeners_lock);
+		pr_info("RDMA/CM listening on %pISpc again\n", &l->addr);
+	}
+	mutex_unlock(&srpt_listen_mutex);
+}
+
+/**
+ * srpt_rdma_cm_relisten() - an RDMA device came: listen again on the
+ * addresses whose device had gone
+ *
+ * Context: the IB client's add(); the listening happens in a work item.
+ */
+void srpt_rdma_cm_relisten(void)
+{
+	schedule_work(&srpt_relisten_work);
+}
+
+/**
+ * srpt_rdma_cm_listen() - (re)start the RDMA/CM listener
+ * @port: TCP-style port number; 0 stops listening
+ *
+ * Listens on all IPv6 and IPv4 addresses.
+ *
+ * Return: 0 or a negative errno (the listener is then stopped).
+ */
+int srpt_rdma_cm_listen(u16 port)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(port),
+	};
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+	};
+	struct rdma_cm_id *id = NULL;
+	int ret = 0;
+
+	mutex_lock(&srpt_listen_mutex);
+	if (srpt_listen_id && port == srpt_listen_port)
+		goto out;
+	if (srpt_listen_id)
+		rdma_destroy_id(srpt_listen_id);
+	srpt_listen_id = NULL;
+	srpt_listen_port = 0;
+	if (!port)
+		goto out;
+	id = srpt_rdma_listen_on((struct sockaddr *)&sin6);
+	if (IS_ERR(id))
+		id = srpt_rdma_listen_on((struct sockaddr *)&sin);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		pr_err("RDMA/CM listener on port %u failed: %d\n", port, ret);
+		goto out;
+	}
+	srpt_listen_id = id;
+	srpt_listen_port = port;
+	pr_info("RDMA/CM listening on port %u\n", port);
+out:
+	mutex_unlock(&srpt_listen_mutex);
+	return ret;
+}
+
+/**
+ * srpt_rdma_cm_port() - the port the RDMA/CM listener listens on
+ *
+ * Return: the port, 0 if not listening.
+ */
+u16 srpt_rdma_cm_port(void)
+{
+	return READ_ONCE(srpt_listen_port);
+}
+
+/**
+ * srpt_rdma_cm_cleanup() - stop every RDMA/CM listener of rdma_cm_port
+ *
+ * Context: module unload; the np listeners went with the configfs tree.
+ */
+void srpt_rdma_cm_cleanup(void)
+{
+	cancel_work_sync(&srpt_relisten_work);
+	srpt_rdma_cm_listen(0);
+}
