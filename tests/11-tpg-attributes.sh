@@ -33,12 +33,17 @@ for v in 0 3 65536 -1 abc; do refuses srp_sq_size $v; done
 accepts use_srq 0
 klog_start
 refuses use_srq 1
-grep -q "use_srq=1: .*no shared receive queue" "$KLOG" ||
+wait_for 5 grep -q "use_srq=1: .*no shared receive queue" "$KLOG" ||
 	fail "use_srq=1 refused without saying why in the kernel log"
 [ "$(cat "$attrib/use_srq")" = 0 ] || fail "use_srq is $(cat "$attrib/use_srq") after refusing 1"
 for v in 0 15 4097; do refuses srp_credits $v; done
-# An SRP_RSP alone is 36 bytes.
+# An SRP_RSP alone is 36 bytes; 40 (with response data) and 1024 are
+# the in-kernel module's bounds too.
 refuses srp_max_rsp_size 8
+refuses srp_max_rsp_size 39
+accepts srp_max_rsp_size 40
+accepts srp_max_rsp_size 1024
+accepts srp_max_rsp_size 256
 accepts srp_credits 100
 accepts srp_sq_size 4
 [ "$(cat "$attrib/srp_credits")" = 100 ] || fail "srp_credits is $(cat "$attrib/srp_credits"), not 100"
@@ -53,7 +58,7 @@ req_lim_is() { [ "$(cat "/sys/class/scsi_host/$host/req_lim")" = "$1" ]; }
 wait_for 10 req_lim_is 100 ||
 	fail "initiator has $(cat "/sys/class/scsi_host/$host/req_lim") credits, srp_credits is 100"
 # send_queue: the send queue size of the last login, from the kernel log.
-send_queue() { grep -o 'logged in to .*send queue [0-9]*' "$KLOG" | tail -n1 | grep -o '[0-9]*$'; }
+send_queue() { dmesg | grep -o 'logged in to .*send queue [0-9]*' | tail -n1 | grep -o '[0-9]*$'; }
 sq_small=$(send_queue)
 log "ib_srp req_lim after login: 100; send queue $sq_small (srp_sq_size=4)"
 for sync in 0 1; do
@@ -71,11 +76,14 @@ done
 srp_logout || fail "logout"
 
 # Disabling the TPG logs the initiator out; enabled again, it reconnects.
+# The defaults again: one send queue slot per credit (256), which the
+# device may round up - rxe to a power of two, less one.
 accepts srp_sq_size 4096
+accepts srp_credits 256
 out=$(srp_login) || fail "login for the disable check"
 [ "$(send_queue)" -gt "$sq_small" ] ||
-	fail "send queue $(send_queue) with srp_sq_size=4096, $sq_small with 4: srp_sq_size does not cap it"
-log "send queue $(send_queue) with srp_sq_size=4096 (one slot per credit)"
+	fail "send queue $(send_queue) with the defaults, $sq_small with srp_sq_size=4 and 100 credits: srp_sq_size does not cap it"
+log "send queue $(send_queue) with srp_sq_size=4096 and 256 credits"
 mapfile -t disks <<<"$out"
 dev=${disks[0]}
 host=$(srp_hosts | head -n1)

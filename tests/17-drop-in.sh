@@ -2,8 +2,10 @@
 # An admin replaces the in-kernel ib_srpt with ours and keeps what was
 # written for it.  First the in-kernel (Debian) module runs: targetcli sets
 # up a target port with a ramdisk, a fileio and a block LUN (iblock on a
-# loop device with direct I/O, so that immediate data and unaligned
-# buffers meet a real block queue), an ACL and the TPG attributes, and
+# brd RAM disk, a block driver with its own queue limits, so that
+# immediate data and unaligned buffers meet a real block queue; a loop
+# device with direct I/O needs a backing file system with O_DIRECT, and
+# the guest's root is tmpfs), an ACL and the TPG attributes, and
 # `targetcli saveconfig` saves it; its srpt_service_guid parameter is
 # noted.  Then the module is unloaded and ours loaded:
 #   - srpt_service_guid reads the same (0x%016llx, the first device's node
@@ -49,12 +51,12 @@ stock=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/srpt" -name
 insmod "$stock" || fail "insmod $stock"
 stock_guid=$(cat $PARAM)
 log "in-kernel ib_srpt: srpt_service_guid=$stock_guid"
-img=/tmp/blk.img
-truncate -s 64M $img
-loopdev=$(losetup --find --show --direct-io=on $img) || fail "losetup --direct-io=on $img"
+modprobe brd rd_nr=1 rd_size=65536 || fail "modprobe brd"
+blkdev=/dev/ram0
+wait_for 10 test -b $blkdev || fail "no $blkdev"
 targetcli_q /backstores/ramdisk create disk-ram 32M || fail "ramdisk"
 targetcli_q /backstores/fileio create disk-file /tmp/disk-file.img 32M || fail "fileio"
-targetcli_q /backstores/block create disk-blk "$loopdev" || fail "block on $loopdev"
+targetcli_q /backstores/block create disk-blk "$blkdev" || fail "block on $blkdev"
 targetcli_q /srpt create "$TGT_WWN" || fail "targetcli /srpt create $TGT_WWN"
 for b in ramdisk/disk-ram fileio/disk-file block/disk-blk; do
 	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/$b" || fail "lun $b"
@@ -72,7 +74,7 @@ rmdir "$SRPT_DIR" 2>/dev/null
 rmmod ib_srpt || fail "rmmod the in-kernel ib_srpt"
 
 # --- ours (or the in-kernel one again with --stock)
-install_modules
+[ "$STOCK" = 1 ] || install_modules
 modprobe ib_srpt || fail "modprobe ib_srpt"
 log "now: $(modinfo -F filename ib_srpt)"
 [ "$(cat $PARAM)" = "$stock_guid" ] ||
@@ -98,7 +100,7 @@ mapfile -t disks <<<"$out"
 [ ${#disks[@]} -eq 3 ] || fail "expected 3 disks, got ${#disks[*]}"
 args=(--ioengine=libaio --direct=1 --rw=randwrite --bsrange=512-1M --iodepth=16
       --size=24M --verify=crc32c --randrepeat=0)
-kinds=(ramdisk fileio "block on $loopdev (direct I/O)")
+kinds=(ramdisk fileio "block on $blkdev")
 for i in 0 1 2; do
 	args+=(--name="d$i" --filename="${disks[i]}")
 done
@@ -120,7 +122,7 @@ if [ "$TRANSPORT" = rxe ]; then
 	wait_for 10 grep -qi '^2001:0db8:' /sys/class/infiniband/"$HCA0"/ports/1/gids/* ||
 		fail "$HCA0 has no GID for $ini_ip6"
 fi
-targetcli_q /backstores/block create disk-blk "$loopdev" || fail "block on $loopdev again"
+targetcli_q /backstores/block create disk-blk "$blkdev" || fail "block on $blkdev again"
 t=$SRPT_DIR/$port_guid/tpgt_1
 mkdir -p "$t" || fail "target port named by port GUID $port_guid refused"
 { mkdir "$t/lun/lun_0" && ln -s /sys/kernel/config/target/core/iblock_*/disk-blk "$t/lun/lun_0/blk"; } ||
@@ -144,4 +146,4 @@ out=$(TGT_IP=[$ini_ip6] SRP_EXPECT=1 srp_login) || fail "IPv6 login admitted by 
 verify_io "$out" 4 || fail "I/O over the IPv6 login"
 srp_logout || fail "logout"
 log "IPv6 login admitted by the expanded-IPv6 ACL alone"
-pass "in-kernel module's saveconfig restored without a complaint (srpt_service_guid $stock_guid the same), ramdisk/fileio/block-on-loop LUNs verified at 512 B..1 MiB; port by GUID with ACLs by GUID, IPv4, expanded IPv6 logs in"
+pass "in-kernel module's saveconfig restored without a complaint (srpt_service_guid $stock_guid the same), ramdisk/fileio/block-on-brd LUNs verified at 512 B..1 MiB; port by GUID with ACLs by GUID, IPv4, expanded IPv6 logs in"
