@@ -1755,6 +1755,24 @@ static int sit_add_one(struct ib_device *dev)
 	return 0;
 }
 
+/*
+ * End the wait of a command running on a channel of a device that goes
+ * away, so that device removal does not wait for its timeout.
+ */
+static void sit_device_gone(struct sit_ch *ch, struct ib_device *dev)
+{
+	spin_lock_bh(&ch->lock);
+	if (READ_ONCE(ch->dev) == dev && ch->state != SIT_IDLE) {
+		if (!ch->cm_done)
+			strscpy(ch->cm_result, "ERROR device removed",
+				sizeof(ch->cm_result));
+		ch->cm_done = true;
+		ch->dreq_done = true;
+		sit_set_state(ch, SIT_DISCONNECTED);
+	}
+	spin_unlock_bh(&ch->lock);
+}
+
 static void sit_remove_one(struct ib_device *dev, void *client_data)
 {
 	struct sit_dev *d, *tmp;
@@ -1769,6 +1787,8 @@ static void sit_remove_one(struct ib_device *dev, void *client_data)
 		}
 	}
 	mutex_unlock(&sit_devs_mutex);
+	for (ch = sit_chs; ch < sit_chs + SIT_MAX_CH; ch++)
+		sit_device_gone(ch, dev);
 	for (ch = sit_chs; ch < sit_chs + SIT_MAX_CH; ch++) {
 		mutex_lock(&ch->mutex);
 		if (ch->dev == dev) {
