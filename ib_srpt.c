@@ -103,9 +103,10 @@ static int srpt_add_one(struct ib_device *dev)
 	}
 	ib_set_client_data(dev, &srpt_client, sdev);
 	srpt_dev_register(sdev);
+	srpt_ib_cm_listen(sdev);
 	/* An np listener may have waited for this device. */
 	srpt_rdma_cm_relisten();
-	pr_info("%s: %u port(s), target port ID id_ext/ioc_guid %016llx\n",
+	pr_info("%s: %u port(s), target port ID id_ext/ioc_guid %016llx, IB CM service ID the same\n",
 		dev_name(&dev->dev), sdev->port_cnt,
 		be64_to_cpu(sdev->ioc_guid));
 	return 0;
@@ -115,6 +116,8 @@ static void srpt_remove_one(struct ib_device *dev, void *client_data)
 {
 	struct srpt_device *sdev = client_data;
 
+	/* No new IB CM logins; then close the device's channels. */
+	srpt_ib_cm_unlisten(sdev);
 	srpt_dev_unregister(sdev);
 	ib_dealloc_pd(sdev->pd);
 	kfree(sdev);

@@ -96,7 +96,9 @@ struct srpt_port {
  * struct srpt_device - per RDMA device state
  * @ib_dev: the device
  * @pd: protection domain of all channels on this device
- * @ioc_guid: IOC GUID and id_ext this device answers to (big endian)
+ * @ioc_guid: IOC GUID and id_ext this device answers to (big endian),
+ *	also its IB CM service ID
+ * @cm_id: IB CM listener, or NULL
  * @entry: in the device list logins look devices up in (srpt_ch.c);
  *	off it once removal has started
  * @port_cnt: number of entries in @port
@@ -106,6 +108,7 @@ struct srpt_device {
 	struct ib_device	*ib_dev;
 	struct ib_pd		*pd;
 	__be64			ioc_guid;
+	struct ib_cm_id		*cm_id;
 	struct list_head	entry;
 	u32			port_cnt;
 	struct srpt_port	port[] __counted_by(port_cnt);
@@ -215,6 +218,8 @@ struct srpt_cm_ops;
  * @lg: parsed SRP_LOGIN_REQ
  * @ops: CM operations for the new channel
  * @rdma_cm: RDMA/CM id of the connection (RDMA/CM logins)
+ * @ib_cm: IB CM id of the connection (IB CM logins)
+ * @ib_req: the REQ's parameters (IB CM logins)
  * @ip: initiator IP address as text (RDMA/CM logins), or ""
  * @ip_raw: the same as IPv6 (IPv4 v4-mapped), if @has_ip
  * @has_ip: the login came with an IP address
@@ -228,6 +233,8 @@ struct srpt_login_ctx {
 	struct srpt_login		lg;
 	const struct srpt_cm_ops	*ops;
 	struct rdma_cm_id		*rdma_cm;
+	struct ib_cm_id			*ib_cm;
+	const struct ib_cm_req_event_param *ib_req;
 	char				ip[INET6_ADDRSTRLEN + 8];
 	struct in6_addr			ip_raw;
 	bool				has_ip;
@@ -369,6 +376,7 @@ struct srpt_cmd {
  * @stpg: TPG the channel belongs to
  * @cm_ops: IB CM or RDMA/CM operations
  * @rdma_cm: RDMA/CM id (RDMA/CM channels)
+ * @ib_cm: IB CM id (IB CM channels)
  * @qp: queue pair
  * @cq: completion queue (from the CQ pool)
  * @cq_size: its size, for ib_cq_pool_put()
@@ -419,6 +427,7 @@ struct srpt_rdma_ch {
 	struct srpt_tpg			*stpg;
 	const struct srpt_cm_ops	*cm_ops;
 	struct rdma_cm_id		*rdma_cm;
+	struct ib_cm_id			*ib_cm;
 	struct ib_qp			*qp;
 	struct ib_cq			*cq;
 	u32				cq_size;
@@ -504,6 +513,10 @@ void srpt_tport_unregister(struct srpt_tport *tport);
 int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
 void srpt_ch_cleanup(void);
+
+/* srpt_ib_cm.c: IB CM listeners and channels */
+void srpt_ib_cm_listen(struct srpt_device *sdev);
+void srpt_ib_cm_unlisten(struct srpt_device *sdev);
 
 /* srpt_rdma_cm.c: RDMA/CM listeners and channels */
 int srpt_rdma_cm_listen(u16 port);

@@ -558,6 +558,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	ch->stpg = stpg;
 	ch->cm_ops = lc->ops;
 	ch->rdma_cm = lc->rdma_cm;
+	ch->ib_cm = lc->ib_cm;
 	spin_lock_init(&ch->lock);
 	spin_lock_init(&ch->post_lock);
 	ch->state = SRPT_CH_NEW;
