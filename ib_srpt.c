@@ -76,6 +76,49 @@ MODULE_PARM_DESC(rdma_cm_port,
 
 static struct ib_client srpt_client;
 
+static const char *srpt_port_event_name(enum ib_event_type type)
+{
+	switch (type) {
+	case IB_EVENT_PORT_ACTIVE:
+		return "port active";
+	case IB_EVENT_LID_CHANGE:
+		return "LID change";
+	case IB_EVENT_PKEY_CHANGE:
+		return "P_Key change";
+	case IB_EVENT_SM_CHANGE:
+		return "SM change";
+	case IB_EVENT_CLIENT_REREGISTER:
+		return "client re-register";
+	case IB_EVENT_GID_CHANGE:
+		return "GID change";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Port events: an SM that changed, lost state or asks clients to
+ * re-register may have forgotten the port's capability mask - set the DM
+ * capability again. Channels need nothing: their QPs report their own
+ * errors, and logins look the GIDs up when they come.
+ */
+static void srpt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
+{
+	struct srpt_device *sdev = container_of(h, struct srpt_device,
+						event_handler);
+	u32 p = ev->element.port_num;
+	const char *what = srpt_port_event_name(ev->event);
+
+	if (ev->event == IB_EVENT_PORT_ERR && p >= 1 && p <= sdev->port_cnt) {
+		pr_info("%s port %u: down\n", dev_name(&sdev->ib_dev->dev), p);
+		return;
+	}
+	if (!what || p < 1 || p > sdev->port_cnt)
+		return;
+	pr_debug("%s port %u: %s\n", dev_name(&sdev->ib_dev->dev), p, what);
+	srpt_dm_port_refresh(&sdev->port[p - 1]);
+}
+
 static int srpt_add_one(struct ib_device *dev)
 {
 	struct srpt_device *sdev;
@@ -104,6 +147,9 @@ static int srpt_add_one(struct ib_device *dev)
 	ib_set_client_data(dev, &srpt_client, sdev);
 	srpt_dev_register(sdev);
 	srpt_ib_cm_listen(sdev);
+	srpt_dm_register(sdev);
+	INIT_IB_EVENT_HANDLER(&sdev->event_handler, dev, srpt_event_handler);
+	ib_register_event_handler(&sdev->event_handler);
 	/* An np listener may have waited for this device. */
 	srpt_rdma_cm_relisten();
 	pr_info("%s: %u port(s), target port ID id_ext/ioc_guid %016llx, IB CM service ID the same\n",
@@ -116,6 +162,8 @@ static void srpt_remove_one(struct ib_device *dev, void *client_data)
 {
 	struct srpt_device *sdev = client_data;
 
+	ib_unregister_event_handler(&sdev->event_handler);
+	srpt_dm_unregister(sdev);
 	/* No new IB CM logins; then close the device's channels. */
 	srpt_ib_cm_unlisten(sdev);
 	srpt_dev_unregister(sdev);

@@ -86,10 +86,14 @@ enum srpt_ch_state {
  * struct srpt_port - one port of an RDMA device
  * @sdev: device the port belongs to
  * @port_num: 1-based port number
+ * @mad_agent: Device Management agent, or NULL
+ * @dm_cap: we set IsDeviceManagementSupported in PortInfo
  */
 struct srpt_port {
 	struct srpt_device	*sdev;
 	u32			port_num;
+	struct ib_mad_agent	*mad_agent;
+	bool			dm_cap;
 };
 
 /**
@@ -99,6 +103,7 @@ struct srpt_port {
  * @ioc_guid: IOC GUID and id_ext this device answers to (big endian),
  *	also its IB CM service ID
  * @cm_id: IB CM listener, or NULL
+ * @event_handler: port events
  * @entry: in the device list logins look devices up in (srpt_ch.c);
  *	off it once removal has started
  * @port_cnt: number of entries in @port
@@ -109,6 +114,7 @@ struct srpt_device {
 	struct ib_pd		*pd;
 	__be64			ioc_guid;
 	struct ib_cm_id		*cm_id;
+	struct ib_event_handler	event_handler;
 	struct list_head	entry;
 	u32			port_cnt;
 	struct srpt_port	port[] __counted_by(port_cnt);
@@ -513,6 +519,11 @@ void srpt_tport_unregister(struct srpt_tport *tport);
 int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
 void srpt_ch_cleanup(void);
+
+/* srpt_dm.c: Device Management agent */
+void srpt_dm_register(struct srpt_device *sdev);
+void srpt_dm_unregister(struct srpt_device *sdev);
+void srpt_dm_port_refresh(struct srpt_port *sport);
 
 /* srpt_ib_cm.c: IB CM listeners and channels */
 void srpt_ib_cm_listen(struct srpt_device *sdev);
