@@ -52,11 +52,16 @@ check-siw: deps modules tools
 # User-space helpers the scenarios run inside the guest (it shares the
 # host's root, so they are built here): the raw SRP initiator.
 TOOLS_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
-tools: build/srp-client
+tools: build/srp-client build/srp-discover
 
 build/srp-client: tools/srp-client.c
 	@mkdir -p build
 	$(CC) $(TOOLS_CFLAGS) -o $@ $< -lrdmacm -libverbs
+
+# SRP target discovery with DM MADs, for RoCE too (no SA needed).
+build/srp-discover: tools/srp-discover.c
+	@mkdir -p build
+	$(CC) $(TOOLS_CFLAGS) -o $@ $< -libumad
 
 # Packages the build and the tests need (idempotent apt-get install).
 deps:
@@ -75,7 +80,7 @@ demo:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tests/unit clean
-	rm -f build/srp-client
+	rm -f build/srp-client build/srp-discover
 
 .PHONY: all deps modules modules-6.1 lint check check-siw unit fuzz demo clean tools
 endif

@@ -6,7 +6,7 @@ PKGS=(build-essential sparse
       linux-image-amd64 linux-headers-amd64 linux-source-6.12 linux-source-6.1
       qemu-system-x86 busybox-static cpio xz-utils kmod
       rdma-core ibverbs-utils rdmacm-utils srptools infiniband-diags
-      librdmacm-dev libibverbs-dev
+      librdmacm-dev libibverbs-dev libibumad-dev
       targetcli-fb python3-rtslib-fb dbus
       fio sg3-utils lsscsi xfsprogs e2fsprogs dmsetup iproute2 nvme-cli
       shellcheck
