@@ -1592,7 +1592,10 @@ static const struct sit_cmd *sit_find_cmd(const char *name)
 	return NULL;
 }
 
-/* Split "name key=value ..." into @a; the values point into @line. */
+/*
+ * Split "name key=value ..." into @a; the values point into @line.  The
+ * last of repeated options counts (a test can override a default set).
+ */
 static int sit_parse(char *line, struct sit_args *a,
 		     const struct sit_cmd **cmdp)
 {
@@ -1615,7 +1618,7 @@ static int sit_parse(char *line, struct sit_args *a,
 		if (eq)
 			*eq = '\0';
 		k = match_string(sit_key_names, SIT_NR_KEYS, tok);
-		if (!eq || k < 0 || !(ok & BIT(k)) || (a->seen & BIT(k))) {
+		if (!eq || k < 0 || !(ok & BIT(k))) {
 			sit_res(a, "ERROR bad option '%s' for %s", tok,
 				cmd->name);
 			return -EINVAL;
