@@ -52,7 +52,14 @@ check-siw: deps modules tools
 # User-space helpers the scenarios run inside the guest (it shares the
 # host's root, so they are built here): the raw SRP initiator.
 TOOLS_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
-tools: build/srp-client build/srp-discover
+tools: build/srp-client build/srp-discover ibcm-test
+
+# The IB CM test initiator (a kernel module the guest loads; RoCE has no SA
+# for ib_srp's IB CM logins), for each kernel with headers here.
+ibcm-test:
+	for k in $(notdir $(KDIR) $(KDIR61)); do \
+		bash tools/ibcm-test/build.sh $${k#linux-headers-} >/dev/null || exit 1; \
+	done
 
 build/srp-client: tools/srp-client.c
 	@mkdir -p build
@@ -82,5 +89,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client build/srp-discover
 
-.PHONY: all deps modules modules-6.1 lint check check-siw unit fuzz demo clean tools
+.PHONY: all deps modules modules-6.1 lint check check-siw unit fuzz demo clean tools ibcm-test
 endif

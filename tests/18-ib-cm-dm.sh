@@ -1,0 +1,144 @@
+#!/bin/bash
+# What an InfiniBand initiator does, on soft-RoCE: find the target with
+# Device Management MADs, as srp_daemon/ibsrpdm would, and log in through
+# the IB CM with the service ID, id_ext and IOC GUID the DM agent gave -
+# no IP address involved.  ib_srp needs a subnet manager for that, which
+# RoCE lacks, so the IB CM initiator is tools/ibcm-test (a test kernel
+# module driven through debugfs) and the DM client build/srp-discover.
+#
+# Checked:
+#   - DM: IOUnitInfo, IOControllerProfile and ServiceEntries field by
+#     field (IOC GUID = srpt_service_guid, SRP I/O class/subclass/protocol,
+#     send message size = srp_max_req_size, one service SRP.T10:<id_ext>
+#     with service ID = IOC GUID); a Set, an unknown attribute, slot 2 and
+#     a service entry past the last get the MAD status for it;
+#   - an IB CM login gets a LOGIN_RSP; TUR, INQUIRY (LIO-ORG) and 1 MiB
+#     written and read back verified on a ramdisk, a fileio and a block
+#     LUN (data moved by the target's RDMA READ/WRITE); logout (DREQ)
+#     releases the channel;
+#   - every refusal comes as an SRP_LOGIN_REJ in a consumer-defined CM
+#     REJ with the right reason: wrong target port ID, no ACL, REQ_IT_IU_LEN
+#     too large, wrong opcode; an unknown service ID gets a CM REJ;
+#   - one I_T nexus with an IB CM and an RDMA/CM (ib_srp) channel: ib_srp's
+#     SINGLE login ends the IB CM channel; an IB CM MULTI login keeps
+#     ib_srp's; ACL removal and TPG disable log IB CM channels out; the
+#     module unloads with an IB CM channel live.
+# siw: skip iWARP has neither the IB CM nor MADs (logins there are RDMA/CM only)
+. "$PROJECT/tools/guest-lib.sh"
+
+standard_setup disk-ram:16M:ramdisk disk-file:16M:fileio disk-blk:16M:block
+modprobe ib_umad || fail "modprobe ib_umad"
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+ko=$PROJECT/build/ibcm-test/$(uname -r)/srp_ibcm_test.ko
+[ -f "$ko" ] || fail "no $ko (make tools builds it)"
+insmod "$ko" || fail "insmod $ko"
+CMD=/sys/kernel/debug/srp_ibcm_test/cmd
+SG=$(sed 's/^0x//' /sys/module/ib_srpt/parameters/srpt_service_guid)
+DGID=$(gid_hex "/sys/class/infiniband/$HCA0/ports/1/gids/0")
+DISCOVER=$PROJECT/build/srp-discover
+
+# ibcm COMMAND...: run a test-module command; its result line in $R.
+ibcm() {
+	echo "$*" >$CMD || { R="write failed: $*"; return 1; }
+	R=$(cat $CMD)
+}
+# expect PATTERN COMMAND...: the result must match the extended regex.
+expect() {
+	local pat=$1
+	shift
+	ibcm "$@"
+	grep -qE "$pat" <<<"$R" || fail "'$*' answered '$R', expected /$pat/"
+	log "$* -> $R"
+}
+
+# --- discovery
+out=$("$DISCOVER" -d "$HCA0" "$DGID") || fail "srp-discover found nothing: $out"
+while read -r l; do log "  $l"; done <<<"$out"
+grep -q "slot 1: IOC GUID $SG, \"SRP target (LIO ib_srpt) on $HCA0\", I/O class 0x0100, protocol 0x0108, send size $(cat /sys/module/ib_srpt/parameters/srp_max_req_size)," <<<"$out" ||
+	fail "IOControllerProfile not as expected"
+grep -q "service SRP.T10:$SG, service ID $SG" <<<"$out" || fail "ServiceEntries not as expected"
+grep -q "add_target (IB CM):  id_ext=$SG,ioc_guid=$SG,dgid=$DGID,pkey=ffff,service_id=$SG" <<<"$out" ||
+	fail "no IB CM add_target line"
+grep -q "add_target (RDMA/CM): id_ext=$SG,ioc_guid=$SG,dest=$TGT_IP:5555" <<<"$out" ||
+	fail "no RDMA/CM add_target line with $TGT_IP"
+# raw ATTR:MOD [--set]: the MAD status of one DM query.
+raw() { "$DISCOVER" -d "$HCA0" "${2:---get}" "$1" "$DGID" | awk '{print $2}'; }
+# IOUnitInfo: max controllers 1, slot 1 present (high nibble of byte 4).
+iou=$("$DISCOVER" -d "$HCA0" --get 0x10:0 "$DGID")
+grep -q "^status 0x0000 data 0000010010" <<<"$iou" || fail "IOUnitInfo: $iou"
+# IOControllerProfile data: subclass 0x609e at byte 30, protocol version 1.
+prof=$("$DISCOVER" -d "$HCA0" --get 0x11:1 "$DGID" | tr -d ' ')
+# "status0x0000data" + the bytes in hex: byte N at 16 + 2N.
+[ "${prof:16:16}" = "$SG" ] || fail "IOC GUID in the profile: ${prof:16:16}"
+[ "${prof:72:16}" = "0100609e01080001" ] || fail "class/subclass/protocol/version: ${prof:72:16}"
+for q in "0x11:2 --get 0x001c" "0x11:0 --get 0x001c" "0x12:0x10001 --get 0x001c" \
+	"0x12:0x20000 --get 0x001c" "0x99:0 --get 0x000c" "0x10:0 --set 0x000c"; do
+	read -r attr how want <<<"$q"
+	got=$(raw "$attr" "$how")
+	[ "$got" = "$want" ] || fail "DM $how $attr: status $got, expected $want"
+done
+log "DM: profile, service entry and add_target lines right; Set, unknown attribute, bad slot/range refused"
+
+# --- IB CM login, I/O, logout
+LOGIN="login dev=$HCA0 dgid=$DGID service_id=$SG id_ext=$SG ioc_guid=$SG"
+expect "^LOGIN_RSP req_lim=[1-9]" "$LOGIN initiator_id=$INI_PORT_ID"
+expect "^RSP status=0x00" tur
+expect "LIO-ORG" inquiry
+for lun in 0 1 2; do
+	# A new nexus first gets the LUN's UNIT ATTENTION (REPORTED LUNS
+	# DATA HAS CHANGED, 6/3f/0e): a TUR takes it.
+	expect "^RSP status=0x0[02]" tur lun=$lun
+	expect "^RSP status=0x00" write lun=$lun lba=0 blocks=2048 pattern=$((lun + 3))
+	expect "^RSP status=0x00 verified" read lun=$lun lba=0 blocks=2048 pattern=$((lun + 3))
+	expect "^RSP status=0x00 verified" read lun=$lun lba=100 blocks=8 pattern=$((lun + 3))
+done
+expect "^DISCONNECTED" dreq
+expect "^CLOSED" close
+wait_for 10 sh -c "dmesg | grep -q '0x$INI_PORT_ID: channel released'" ||
+	fail "the target did not release the IB CM channel after the DREQ"
+
+# --- refusals
+expect "^LOGIN_REJ reason=0x00010003" "login dev=$HCA0 dgid=$DGID service_id=$SG id_ext=1234 ioc_guid=$SG initiator_id=$INI_PORT_ID"
+expect "^CLOSED" close
+expect "^LOGIN_REJ reason=0x00010003" "$LOGIN initiator_id=00000000000000000000000000000099"
+expect "^CLOSED" close
+expect "^LOGIN_REJ reason=0x00010002" "$LOGIN initiator_id=$INI_PORT_ID it_iu_len=1048576"
+expect "^CLOSED" close
+expect "^LOGIN_REJ reason=0x0001000" "$LOGIN initiator_id=$INI_PORT_ID opcode=5"
+expect "^CLOSED" close
+expect "^CM_REJ" "login dev=$HCA0 dgid=$DGID service_id=1234 id_ext=$SG ioc_guid=$SG initiator_id=$INI_PORT_ID"
+expect "^CLOSED" close
+
+# --- one nexus over both CMs
+expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"
+dev=$(SRP_EXPECT=3 srp_login | head -n1) || fail "ib_srp login"
+expect "^DISCONNECTED by target" wait_disconnect timeout=10
+expect "^CLOSED" close
+verify_io "$dev" 4 || fail "ib_srp I/O after its SINGLE login"
+expect "^LOGIN_RSP .*flags=0x0*2" "$LOGIN initiator_id=$INI_PORT_ID req_flags=1"
+verify_io "$dev" 4 || fail "ib_srp I/O after an IB CM MULTI login of its nexus"
+expect "^RSP status=0x00" tur
+log "SINGLE over RDMA/CM ended the IB CM channel; MULTI over IB CM kept ib_srp's"
+srp_logout || fail "ib_srp logout"
+expect "^DISCONNECTED|^CLOSED" close
+
+# --- admin actions end IB CM channels
+expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"
+targetcli_q "/srpt/$TGT_WWN/acls" delete "ib.$INI_PORT_ID" || fail "acl delete"
+expect "^DISCONNECTED by target" wait_disconnect timeout=10
+expect "^CLOSED" close
+make_acl
+expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"
+echo 0 >"$TPG_DIR/enable" || fail "TPG disable"
+expect "^DISCONNECTED by target" wait_disconnect timeout=10
+expect "^CLOSED" close
+expect "^LOGIN_REJ" "$LOGIN initiator_id=$INI_PORT_ID"
+expect "^CLOSED" close
+echo 1 >"$TPG_DIR/enable" || fail "TPG enable"
+expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"
+expect "^RSP status=0x0[02]" tur lun=2
+expect "^RSP status=0x00 verified" read lun=2 lba=0 blocks=2048 pattern=5
+unload_target || fail "unload with an IB CM channel live: $UNLOAD_ERR"
+expect "^DISCONNECTED|^CLOSED" close
+rmmod srp_ibcm_test || fail "rmmod srp_ibcm_test"
+pass "DM answers right, IB CM login + verified 1 MiB on ramdisk/fileio/block, logout, every refusal with its reason, SINGLE/MULTI across CMs, ACL removal/TPG disable/rmmod end IB CM channels"
