@@ -46,7 +46,9 @@
 #define SIT_MAX_TIMEOUT		3600
 #define SIT_PKEY_DEFAULT	0xffff
 #define SIT_PACKET_LIFE		16	/* as the RDMA/CM for RoCE */
-#define SIT_CM_TIMEOUT		20
+#define SIT_CM_TIMEOUT		20	/* default CM response timeouts */
+#define SIT_MAX_CM_TIMEOUT	31	/* 5-bit REQ fields */
+#define SIT_MAX_CM_RETRIES	15	/* 4-bit REQ field, also the default */
 #define SIT_HOP_LIMIT		64
 #define SIT_RD_ATOMIC		4
 #define SIT_INQ_LEN		96
@@ -172,7 +174,7 @@ enum sit_key {
 	SIT_K_DGID, SIT_K_DMAC, SIT_K_SERVICE_ID, SIT_K_ID_EXT, SIT_K_IOC_GUID,
 	SIT_K_INITIATOR_ID, SIT_K_IT_IU_LEN, SIT_K_REQ_FLAGS, SIT_K_BUF_FMT,
 	SIT_K_OPCODE, SIT_K_PDATA_LEN, SIT_K_LUN, SIT_K_LBA, SIT_K_BLOCKS,
-	SIT_K_PATTERN, SIT_NR_KEYS
+	SIT_K_PATTERN, SIT_K_CM_TIMEOUT, SIT_K_MAX_CM_RETRIES, SIT_NR_KEYS
 };
 
 static const char * const sit_key_names[SIT_NR_KEYS] = {
@@ -185,7 +187,8 @@ static const char * const sit_key_names[SIT_NR_KEYS] = {
 	[SIT_K_BUF_FMT] = "buf_fmt", [SIT_K_OPCODE] = "opcode",
 	[SIT_K_PDATA_LEN] = "pdata_len", [SIT_K_LUN] = "lun",
 	[SIT_K_LBA] = "lba", [SIT_K_BLOCKS] = "blocks",
-	[SIT_K_PATTERN] = "pattern",
+	[SIT_K_PATTERN] = "pattern", [SIT_K_CM_TIMEOUT] = "cm_timeout",
+	[SIT_K_MAX_CM_RETRIES] = "max_cm_retries",
 };
 
 /**
@@ -221,6 +224,8 @@ struct sit_args {
  * @req_flags: REQ_FLAGS (multichannel action in bits 1:0).
  * @opcode: opcode byte of the login request.
  * @pdata_len: length of the REQ private data.
+ * @cm_timeout: remote and local CM response timeout of the REQ.
+ * @max_cm_retries: max CM retries of the REQ.
  */
 struct sit_login {
 	char dev[IB_DEVICE_NAME_MAX];
@@ -238,6 +243,8 @@ struct sit_login {
 	u8 req_flags;
 	u8 opcode;
 	u8 pdata_len;
+	u8 cm_timeout;
+	u8 max_cm_retries;
 };
 
 /**
@@ -919,12 +926,12 @@ static int sit_send_req(struct sit_ch *ch, struct sit_login *lp,
 	param.private_data_len = lp->pdata_len;
 	param.responder_resources = min(SIT_RD_ATOMIC, da->max_qp_rd_atom);
 	param.initiator_depth = min(SIT_RD_ATOMIC, da->max_qp_init_rd_atom);
-	param.remote_cm_response_timeout = SIT_CM_TIMEOUT;
-	param.local_cm_response_timeout = SIT_CM_TIMEOUT;
+	param.remote_cm_response_timeout = lp->cm_timeout;
+	param.local_cm_response_timeout = lp->cm_timeout;
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
 	param.flow_control = 1;
-	param.max_cm_retries = 15;
+	param.max_cm_retries = lp->max_cm_retries;
 	ret = ib_send_cm_req(ch->cm_id, &param);
 	rdma_put_gid_attr(attr);
 	if (ret)
@@ -1418,7 +1425,7 @@ static int sit_gid(struct sit_args *a, enum sit_key k, union ib_gid *gid)
 
 static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 {
-	u64 port, gidx, iu, flags, fmt, op, plen;
+	u64 port, gidx, iu, flags, fmt, op, plen, cmt, retries;
 	int ret;
 
 	if (strscpy(lp->dev, a->val[SIT_K_DEV], sizeof(lp->dev)) < 0)
@@ -1433,6 +1440,10 @@ static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 	      sit_num(a, SIT_K_OPCODE, SRP_LOGIN_REQ, U8_MAX, &op) ?:
 	      sit_num(a, SIT_K_PDATA_LEN, sizeof(struct srp_login_req),
 		      IB_CM_REQ_PRIVATE_DATA_SIZE, &plen) ?:
+	      sit_num(a, SIT_K_CM_TIMEOUT, SIT_CM_TIMEOUT, SIT_MAX_CM_TIMEOUT,
+		      &cmt) ?:
+	      sit_num(a, SIT_K_MAX_CM_RETRIES, SIT_MAX_CM_RETRIES,
+		      SIT_MAX_CM_RETRIES, &retries) ?:
 	      sit_hex64(a, SIT_K_SERVICE_ID, &lp->service_id) ?:
 	      sit_hex64(a, SIT_K_ID_EXT, &lp->id_ext) ?:
 	      sit_hex64(a, SIT_K_IOC_GUID, &lp->ioc_guid) ?:
@@ -1452,6 +1463,8 @@ static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 	lp->buf_fmt = fmt;
 	lp->opcode = op;
 	lp->pdata_len = plen;
+	lp->cm_timeout = cmt;
+	lp->max_cm_retries = retries;
 	return 0;
 }
 
@@ -1544,7 +1557,8 @@ static int sit_run_close(struct sit_ch *ch, struct sit_args *a)
 			 SIT_KEY(ID_EXT) | SIT_KEY(IOC_GUID) |		\
 			 SIT_KEY(INITIATOR_ID) | SIT_KEY(IT_IU_LEN) |	\
 			 SIT_KEY(REQ_FLAGS) | SIT_KEY(BUF_FMT) |	\
-			 SIT_KEY(OPCODE) | SIT_KEY(PDATA_LEN))
+			 SIT_KEY(OPCODE) | SIT_KEY(PDATA_LEN) |		\
+			 SIT_KEY(CM_TIMEOUT) | SIT_KEY(MAX_CM_RETRIES))
 #define SIT_LOGIN_REQD	(SIT_KEY(DEV) | SIT_KEY(DGID) | SIT_KEY(SERVICE_ID) | \
 			 SIT_KEY(ID_EXT) | SIT_KEY(IOC_GUID) |		\
 			 SIT_KEY(INITIATOR_ID))
