@@ -67,6 +67,12 @@ static const char * const sit_state_names[] = {
 	[SIT_DISCONNECTED]	= "disconnected",
 };
 
+/* What the login does with the REP (option no_rtu=1). */
+enum sit_rep_mode {
+	SIT_REP_RTU,		/* QP to RTR and RTS, RTU at once */
+	SIT_REP_NO_RTU,		/* nothing: no RTU, the QP stays in INIT */
+};
+
 /**
  * struct sit_iu - a DMA-mapped buffer and the completion entry of its WR
  * @cqe: completion entry; @cqe.done handles the work request's completion.
@@ -103,6 +109,9 @@ struct sit_iu {
  * @data: data buffer, described to the target by a direct descriptor.
  * @state: connection state.
  * @dev_name: name of @dev, for the state command.
+ * @rep_mode: what the login does with the REP.
+ * @rep_rcvd: a usable REP arrived and was left to the login command
+ *	      (@rep_mode is not SIT_REP_RTU).
  * @cm_done: the login got its answer, @cm_result says which.
  * @cm_result: result line of the login.
  * @dreq_done: DREP, DREQ or timewait exit seen after our DREQ.
@@ -144,6 +153,8 @@ struct sit_ch {
 
 	enum sit_state state;
 	char dev_name[IB_DEVICE_NAME_MAX];
+	enum sit_rep_mode rep_mode;
+	bool rep_rcvd;
 	bool cm_done;
 	char cm_result[SIT_RES_LEN];
 	bool dreq_done;
@@ -174,7 +185,8 @@ enum sit_key {
 	SIT_K_DGID, SIT_K_DMAC, SIT_K_SERVICE_ID, SIT_K_ID_EXT, SIT_K_IOC_GUID,
 	SIT_K_INITIATOR_ID, SIT_K_IT_IU_LEN, SIT_K_REQ_FLAGS, SIT_K_BUF_FMT,
 	SIT_K_OPCODE, SIT_K_PDATA_LEN, SIT_K_LUN, SIT_K_LBA, SIT_K_BLOCKS,
-	SIT_K_PATTERN, SIT_K_CM_TIMEOUT, SIT_K_MAX_CM_RETRIES, SIT_NR_KEYS
+	SIT_K_PATTERN, SIT_K_CM_TIMEOUT, SIT_K_MAX_CM_RETRIES, SIT_K_NO_RTU,
+	SIT_NR_KEYS
 };
 
 static const char * const sit_key_names[SIT_NR_KEYS] = {
@@ -188,7 +200,7 @@ static const char * const sit_key_names[SIT_NR_KEYS] = {
 	[SIT_K_PDATA_LEN] = "pdata_len", [SIT_K_LUN] = "lun",
 	[SIT_K_LBA] = "lba", [SIT_K_BLOCKS] = "blocks",
 	[SIT_K_PATTERN] = "pattern", [SIT_K_CM_TIMEOUT] = "cm_timeout",
-	[SIT_K_MAX_CM_RETRIES] = "max_cm_retries",
+	[SIT_K_MAX_CM_RETRIES] = "max_cm_retries", [SIT_K_NO_RTU] = "no_rtu",
 };
 
 /**
@@ -226,6 +238,7 @@ struct sit_args {
  * @pdata_len: length of the REQ private data.
  * @cm_timeout: remote and local CM response timeout of the REQ.
  * @max_cm_retries: max CM retries of the REQ.
+ * @rep_mode: what to do with the REP.
  */
 struct sit_login {
 	char dev[IB_DEVICE_NAME_MAX];
@@ -245,6 +258,7 @@ struct sit_login {
 	u8 pdata_len;
 	u8 cm_timeout;
 	u8 max_cm_retries;
+	enum sit_rep_mode rep_mode;
 };
 
 /**
@@ -717,6 +731,18 @@ static int sit_connect_qp(struct sit_ch *ch, const char **step)
 	return ib_send_cm_rtu(ch->cm_id, NULL, 0);
 }
 
+/* The login's answer: @kw and the LOGIN_RSP fields; the state becomes @st. */
+static void sit_rsp_done(struct sit_ch *ch, const struct srp_login_rsp *rsp,
+			 enum sit_state st, const char *kw)
+{
+	sit_login_done(ch, st,
+		       "%s req_lim=%u max_it_iu_len=%u max_ti_iu_len=%u flags=0x%02x buf_fmt=0x%04x",
+		       kw, be32_to_cpu(rsp->req_lim_delta),
+		       be32_to_cpu(rsp->max_it_iu_len),
+		       be32_to_cpu(rsp->max_ti_iu_len), rsp->rsp_flags,
+		       be16_to_cpu(rsp->buf_fmt));
+}
+
 static void sit_cm_rep(struct sit_ch *ch, const struct ib_cm_event *ev)
 {
 	const struct srp_login_rsp *rsp = ev->private_data;
@@ -737,7 +763,13 @@ static void sit_cm_rep(struct sit_ch *ch, const struct ib_cm_event *ev)
 	ch->req_lim = be32_to_cpu(rsp->req_lim_delta);
 	ch->max_it_iu_len = be32_to_cpu(rsp->max_it_iu_len);
 	ch->max_ti_iu_len = max_ti;
+	ch->rep_rcvd = ch->rep_mode != SIT_REP_RTU;
 	spin_unlock_bh(&ch->lock);
+	/* no_rtu: keep the cm_id as it is, the channel connecting. */
+	if (ch->rep_mode != SIT_REP_RTU) {
+		sit_rsp_done(ch, rsp, SIT_CONNECTING, "REP_NO_RTU");
+		return;
+	}
 	ret = sit_connect_qp(ch, &step);
 	if (ret) {
 		ib_send_cm_rej(ch->cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
@@ -745,11 +777,7 @@ static void sit_cm_rep(struct sit_ch *ch, const struct ib_cm_event *ev)
 		sit_login_done(ch, SIT_IDLE, "ERROR %s: %d", step, ret);
 		return;
 	}
-	sit_login_done(ch, SIT_LIVE,
-		       "LOGIN_RSP req_lim=%u max_it_iu_len=%u max_ti_iu_len=%u flags=0x%02x buf_fmt=0x%04x",
-		       be32_to_cpu(rsp->req_lim_delta),
-		       be32_to_cpu(rsp->max_it_iu_len), max_ti,
-		       rsp->rsp_flags, be16_to_cpu(rsp->buf_fmt));
+	sit_rsp_done(ch, rsp, SIT_LIVE, "LOGIN_RSP");
 }
 
 static void sit_cm_rej(struct sit_ch *ch, const struct ib_cm_event *ev)
@@ -757,6 +785,17 @@ static void sit_cm_rej(struct sit_ch *ch, const struct ib_cm_event *ev)
 	const struct srp_login_rej *rej = ev->private_data;
 	int reason = ev->param.rej_rcvd.reason;
 
+	spin_lock_bh(&ch->lock);
+	if (ch->cm_done) {
+		/* After the REP (no_rtu): the target gave up. */
+		pr_info("ch%d: REJ (reason %d) after the REP\n", ch->idx,
+			reason);
+		ch->by_target = true;
+		sit_set_state(ch, SIT_DISCONNECTED);
+		spin_unlock_bh(&ch->lock);
+		return;
+	}
+	spin_unlock_bh(&ch->lock);
 	if (reason == IB_CM_REJ_CONSUMER_DEFINED && rej &&
 	    rej->opcode == SRP_LOGIN_REJ)
 		sit_login_done(ch, SIT_IDLE,
@@ -984,6 +1023,8 @@ static int sit_start_login(struct sit_ch *ch, struct sit_login *lp,
 	ch->cm_id = cm_id;
 	spin_lock_bh(&ch->lock);
 	strscpy(ch->dev_name, lp->dev, sizeof(ch->dev_name));
+	ch->rep_mode = lp->rep_mode;
+	ch->rep_rcvd = false;
 	ch->cm_done = false;
 	ch->dreq_done = false;
 	ch->by_target = false;
@@ -1025,7 +1066,8 @@ static int sit_login(struct sit_ch *ch, struct sit_login *lp,
 	spin_lock_bh(&ch->lock);
 	sit_res(a, "%s", ch->cm_result);
 	spin_unlock_bh(&ch->lock);
-	if (sit_get_state(ch) != SIT_LIVE)
+	/* no_rtu keeps the REP's cm_id (state connecting) for close. */
+	if (sit_get_state(ch) != SIT_LIVE && !READ_ONCE(ch->rep_rcvd))
 		sit_release(ch);
 	return 0;
 }
@@ -1425,7 +1467,7 @@ static int sit_gid(struct sit_args *a, enum sit_key k, union ib_gid *gid)
 
 static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 {
-	u64 port, gidx, iu, flags, fmt, op, plen, cmt, retries;
+	u64 port, gidx, iu, flags, fmt, op, plen, cmt, retries, no_rtu;
 	int ret;
 
 	if (strscpy(lp->dev, a->val[SIT_K_DEV], sizeof(lp->dev)) < 0)
@@ -1444,6 +1486,7 @@ static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 		      &cmt) ?:
 	      sit_num(a, SIT_K_MAX_CM_RETRIES, SIT_MAX_CM_RETRIES,
 		      SIT_MAX_CM_RETRIES, &retries) ?:
+	      sit_num(a, SIT_K_NO_RTU, 0, 1, &no_rtu) ?:
 	      sit_hex64(a, SIT_K_SERVICE_ID, &lp->service_id) ?:
 	      sit_hex64(a, SIT_K_ID_EXT, &lp->id_ext) ?:
 	      sit_hex64(a, SIT_K_IOC_GUID, &lp->ioc_guid) ?:
@@ -1465,6 +1508,7 @@ static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 	lp->pdata_len = plen;
 	lp->cm_timeout = cmt;
 	lp->max_cm_retries = retries;
+	lp->rep_mode = no_rtu ? SIT_REP_NO_RTU : SIT_REP_RTU;
 	return 0;
 }
 
@@ -1558,7 +1602,8 @@ static int sit_run_close(struct sit_ch *ch, struct sit_args *a)
 			 SIT_KEY(INITIATOR_ID) | SIT_KEY(IT_IU_LEN) |	\
 			 SIT_KEY(REQ_FLAGS) | SIT_KEY(BUF_FMT) |	\
 			 SIT_KEY(OPCODE) | SIT_KEY(PDATA_LEN) |		\
-			 SIT_KEY(CM_TIMEOUT) | SIT_KEY(MAX_CM_RETRIES))
+			 SIT_KEY(CM_TIMEOUT) | SIT_KEY(MAX_CM_RETRIES) |	\
+			 SIT_KEY(NO_RTU))
 #define SIT_LOGIN_REQD	(SIT_KEY(DEV) | SIT_KEY(DGID) | SIT_KEY(SERVICE_ID) | \
 			 SIT_KEY(ID_EXT) | SIT_KEY(IOC_GUID) |		\
 			 SIT_KEY(INITIATOR_ID))
