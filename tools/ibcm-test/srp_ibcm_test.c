@@ -49,6 +49,7 @@
 #define SIT_CM_TIMEOUT		20	/* default CM response timeouts */
 #define SIT_MAX_CM_TIMEOUT	31	/* 5-bit REQ fields */
 #define SIT_MAX_CM_RETRIES	15	/* 4-bit REQ field, also the default */
+#define SIT_EARLY_WAIT		(2 * HZ)	/* early_iu: wait for the TUR */
 #define SIT_HOP_LIMIT		64
 #define SIT_RD_ATOMIC		4
 #define SIT_INQ_LEN		96
@@ -67,10 +68,11 @@ static const char * const sit_state_names[] = {
 	[SIT_DISCONNECTED]	= "disconnected",
 };
 
-/* What the login does with the REP (option no_rtu=1). */
+/* What the login does with the REP (options no_rtu=1 and early_iu=1). */
 enum sit_rep_mode {
 	SIT_REP_RTU,		/* QP to RTR and RTS, RTU at once */
 	SIT_REP_NO_RTU,		/* nothing: no RTU, the QP stays in INIT */
+	SIT_REP_EARLY_IU,	/* RTR, RTS, a TUR, its response, then the RTU */
 };
 
 /**
@@ -112,6 +114,7 @@ struct sit_iu {
  * @rep_mode: what the login does with the REP.
  * @rep_rcvd: a usable REP arrived and was left to the login command
  *	      (@rep_mode is not SIT_REP_RTU).
+ * @early: early_iu: an SRP_CMD may run before the RTU (state connecting).
  * @cm_done: the login got its answer, @cm_result says which.
  * @cm_result: result line of the login.
  * @dreq_done: DREP, DREQ or timewait exit seen after our DREQ.
@@ -155,6 +158,7 @@ struct sit_ch {
 	char dev_name[IB_DEVICE_NAME_MAX];
 	enum sit_rep_mode rep_mode;
 	bool rep_rcvd;
+	bool early;
 	bool cm_done;
 	char cm_result[SIT_RES_LEN];
 	bool dreq_done;
@@ -186,7 +190,7 @@ enum sit_key {
 	SIT_K_INITIATOR_ID, SIT_K_IT_IU_LEN, SIT_K_REQ_FLAGS, SIT_K_BUF_FMT,
 	SIT_K_OPCODE, SIT_K_PDATA_LEN, SIT_K_LUN, SIT_K_LBA, SIT_K_BLOCKS,
 	SIT_K_PATTERN, SIT_K_CM_TIMEOUT, SIT_K_MAX_CM_RETRIES, SIT_K_NO_RTU,
-	SIT_NR_KEYS
+	SIT_K_EARLY_IU, SIT_NR_KEYS
 };
 
 static const char * const sit_key_names[SIT_NR_KEYS] = {
@@ -201,6 +205,7 @@ static const char * const sit_key_names[SIT_NR_KEYS] = {
 	[SIT_K_LBA] = "lba", [SIT_K_BLOCKS] = "blocks",
 	[SIT_K_PATTERN] = "pattern", [SIT_K_CM_TIMEOUT] = "cm_timeout",
 	[SIT_K_MAX_CM_RETRIES] = "max_cm_retries", [SIT_K_NO_RTU] = "no_rtu",
+	[SIT_K_EARLY_IU] = "early_iu",
 };
 
 /**
@@ -708,8 +713,8 @@ static int sit_qp_to(struct sit_ch *ch, enum ib_qp_state qps)
 	return ib_modify_qp(ch->qp, &attr, mask);
 }
 
-/* Receives, RTR (with the REP's PSN, via the CM), RTS and the RTU. */
-static int sit_connect_qp(struct sit_ch *ch, const char **step)
+/* Receives, RTR (with the REP's PSN, via the CM) and RTS. */
+static int sit_ready_qp(struct sit_ch *ch, const char **step)
 {
 	int i, ret;
 
@@ -724,7 +729,15 @@ static int sit_connect_qp(struct sit_ch *ch, const char **step)
 	if (ret)
 		return ret;
 	*step = "QP to RTS";
-	ret = sit_qp_to(ch, IB_QPS_RTS);
+	return sit_qp_to(ch, IB_QPS_RTS);
+}
+
+/* The QP ready as above, then the RTU. */
+static int sit_connect_qp(struct sit_ch *ch, const char **step)
+{
+	int ret;
+
+	ret = sit_ready_qp(ch, step);
 	if (ret)
 		return ret;
 	*step = "ib_send_cm_rtu";
@@ -765,9 +778,15 @@ static void sit_cm_rep(struct sit_ch *ch, const struct ib_cm_event *ev)
 	ch->max_ti_iu_len = max_ti;
 	ch->rep_rcvd = ch->rep_mode != SIT_REP_RTU;
 	spin_unlock_bh(&ch->lock);
-	/* no_rtu: keep the cm_id as it is, the channel connecting. */
+	/*
+	 * no_rtu and early_iu: the login command goes on (early_iu waits for
+	 * an IU, which must not hold up the CM's callbacks: the target's
+	 * ESTABLISHED event of ib_cm_notify() is one of them).
+	 */
 	if (ch->rep_mode != SIT_REP_RTU) {
-		sit_rsp_done(ch, rsp, SIT_CONNECTING, "REP_NO_RTU");
+		sit_rsp_done(ch, rsp, SIT_CONNECTING,
+			     ch->rep_mode == SIT_REP_NO_RTU ? "REP_NO_RTU" :
+			     "LOGIN_RSP");
 		return;
 	}
 	ret = sit_connect_qp(ch, &step);
@@ -787,7 +806,7 @@ static void sit_cm_rej(struct sit_ch *ch, const struct ib_cm_event *ev)
 
 	spin_lock_bh(&ch->lock);
 	if (ch->cm_done) {
-		/* After the REP (no_rtu): the target gave up. */
+		/* After the REP (no_rtu, early_iu): the target gave up. */
 		pr_info("ch%d: REJ (reason %d) after the REP\n", ch->idx,
 			reason);
 		ch->by_target = true;
@@ -1025,6 +1044,7 @@ static int sit_start_login(struct sit_ch *ch, struct sit_login *lp,
 	strscpy(ch->dev_name, lp->dev, sizeof(ch->dev_name));
 	ch->rep_mode = lp->rep_mode;
 	ch->rep_rcvd = false;
+	ch->early = false;
 	ch->cm_done = false;
 	ch->dreq_done = false;
 	ch->by_target = false;
@@ -1041,6 +1061,8 @@ static int sit_start_login(struct sit_ch *ch, struct sit_login *lp,
 	spin_unlock_bh(&ch->lock);
 	return sit_send_req(ch, lp, a);
 }
+
+static void sit_early_iu(struct sit_ch *ch, struct sit_args *a);
 
 static int sit_login(struct sit_ch *ch, struct sit_login *lp,
 		     struct sit_args *a)
@@ -1061,6 +1083,10 @@ static int sit_login(struct sit_ch *ch, struct sit_login *lp,
 	if (ret <= 0) {
 		sit_res(a, ret ? "ERROR interrupted" : "TIMEOUT");
 		sit_release(ch);
+		return 0;
+	}
+	if (READ_ONCE(ch->rep_rcvd) && ch->rep_mode == SIT_REP_EARLY_IU) {
+		sit_early_iu(ch, a);
 		return 0;
 	}
 	spin_lock_bh(&ch->lock);
@@ -1114,13 +1140,21 @@ static u32 sit_build_cmd(struct sit_ch *ch, const u8 *cdb, u64 lun,
 	return sizeof(*cmd) + sizeof(*desc);
 }
 
+/* An SRP_CMD may run: the channel is live, or early_iu before the RTU. */
+static bool sit_cmd_ok(struct sit_ch *ch)
+{
+	enum sit_state st = sit_get_state(ch);
+
+	return st == SIT_LIVE || (st == SIT_CONNECTING && READ_ONCE(ch->early));
+}
+
 /* Take a credit and a tag for a new command; false (with a result) if not. */
 static bool sit_cmd_start(struct sit_ch *ch, struct sit_args *a, u64 *tag)
 {
 	bool ok = false;
 
 	spin_lock_bh(&ch->lock);
-	if (ch->state != SIT_LIVE)
+	if (!sit_cmd_ok(ch))
 		sit_res(a, "ERROR channel %d is %s", ch->idx,
 			sit_state_names[ch->state]);
 	else if (ch->req_lim <= 0)
@@ -1142,7 +1176,7 @@ static bool sit_cmd_start(struct sit_ch *ch, struct sit_args *a, u64 *tag)
 static bool sit_cmd_finished(struct sit_ch *ch)
 {
 	return (READ_ONCE(ch->rsp_done) && READ_ONCE(ch->tx_done)) ||
-		sit_get_state(ch) != SIT_LIVE ||
+		!sit_cmd_ok(ch) ||
 		(READ_ONCE(ch->tx_done) &&
 		 READ_ONCE(ch->tx_status) != IB_WC_SUCCESS);
 }
@@ -1247,6 +1281,78 @@ static int sit_cmd_tur(struct sit_ch *ch, struct sit_args *a, u64 lun)
 	sit_format_status(ch, a);
 	sit_format_delta(ch, a);
 	return 0;
+}
+
+/*
+ * early_iu: a TUR to LUN 0 before the RTU; @out gets its status "0x..",
+ * "none" (no SRP_RSP within SIT_EARLY_WAIT) or "error (<why>)".
+ */
+static void sit_early_tur(struct sit_ch *ch, char *out, size_t len)
+{
+	u8 cdb[16] = { TEST_UNIT_READY };
+	const struct srp_rsp *rsp = (const void *)ch->rsp;
+	struct sit_args *t;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t) {
+		strscpy(out, "error (no memory)", len);
+		return;
+	}
+	t->timeout = SIT_EARLY_WAIT;
+	if (!sit_exec_cmd(ch, t, cdb, 0, DMA_NONE, 0))
+		snprintf(out, len, "0x%02x", rsp->status);
+	else if (!strcmp(t->res, "TIMEOUT"))
+		strscpy(out, "none", len);
+	else
+		snprintf(out, len, "error (%.100s)", t->res);
+	if (t->len)
+		pr_debug("ch%d: early TUR: %s, send %s\n", ch->idx, t->res,
+			 !READ_ONCE(ch->tx_done) ? "not completed" :
+			 ib_wc_status_msg(READ_ONCE(ch->tx_status)));
+	kfree(t);
+}
+
+/*
+ * early_iu=1 after the REP (see sit_cm_rep()): RTR, RTS, the receives and
+ * a TUR before the RTU, then the RTU whatever became of the TUR.
+ * Context: the login command, ch->mutex held.
+ */
+static void sit_early_iu(struct sit_ch *ch, struct sit_args *a)
+{
+	char early[SIT_RES_LEN / 2];
+	const char *step;
+	int ret;
+
+	ret = sit_ready_qp(ch, &step);
+	if (ret) {
+		ib_send_cm_rej(ch->cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+			       NULL, 0);
+		sit_res(a, "ERROR %s: %d", step, ret);
+		sit_release(ch);
+		return;
+	}
+	spin_lock_bh(&ch->lock);
+	ch->early = true;
+	spin_unlock_bh(&ch->lock);
+	sit_early_tur(ch, early, sizeof(early));
+	spin_lock_bh(&ch->lock);
+	ch->early = false;
+	spin_unlock_bh(&ch->lock);
+	ret = ib_send_cm_rtu(ch->cm_id, NULL, 0);
+	spin_lock_bh(&ch->lock);
+	if (ret)
+		sit_res(a, "ERROR ib_send_cm_rtu: %d (early_tur=%s)", ret,
+			early);
+	else if (ch->state != SIT_CONNECTING)
+		sit_res(a, "ERROR channel %d is %s (early_tur=%s)", ch->idx,
+			sit_state_names[ch->state], early);
+	else
+		sit_res(a, "%s early_tur=%s", ch->cm_result, early);
+	if (!ret && ch->state == SIT_CONNECTING)
+		sit_set_state(ch, SIT_LIVE);
+	spin_unlock_bh(&ch->lock);
+	if (!sit_live(ch))
+		sit_release(ch);
 }
 
 static int sit_cmd_inquiry(struct sit_ch *ch, struct sit_args *a, u64 lun)
@@ -1467,7 +1573,7 @@ static int sit_gid(struct sit_args *a, enum sit_key k, union ib_gid *gid)
 
 static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 {
-	u64 port, gidx, iu, flags, fmt, op, plen, cmt, retries, no_rtu;
+	u64 port, gidx, iu, flags, fmt, op, plen, cmt, retries, no_rtu, early;
 	int ret;
 
 	if (strscpy(lp->dev, a->val[SIT_K_DEV], sizeof(lp->dev)) < 0)
@@ -1487,6 +1593,7 @@ static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 	      sit_num(a, SIT_K_MAX_CM_RETRIES, SIT_MAX_CM_RETRIES,
 		      SIT_MAX_CM_RETRIES, &retries) ?:
 	      sit_num(a, SIT_K_NO_RTU, 0, 1, &no_rtu) ?:
+	      sit_num(a, SIT_K_EARLY_IU, 0, 1, &early) ?:
 	      sit_hex64(a, SIT_K_SERVICE_ID, &lp->service_id) ?:
 	      sit_hex64(a, SIT_K_ID_EXT, &lp->id_ext) ?:
 	      sit_hex64(a, SIT_K_IOC_GUID, &lp->ioc_guid) ?:
@@ -1494,6 +1601,10 @@ static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 	      sit_gid(a, SIT_K_DGID, &lp->dgid);
 	if (ret)
 		return ret;
+	if (no_rtu && early) {
+		sit_res(a, "ERROR no_rtu=1 and early_iu=1 exclude each other");
+		return -EINVAL;
+	}
 	if (a->seen & BIT(SIT_K_DMAC)) {
 		if (!mac_pton(a->val[SIT_K_DMAC], lp->dmac))
 			return sit_bad(a, SIT_K_DMAC);
@@ -1508,7 +1619,8 @@ static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 	lp->pdata_len = plen;
 	lp->cm_timeout = cmt;
 	lp->max_cm_retries = retries;
-	lp->rep_mode = no_rtu ? SIT_REP_NO_RTU : SIT_REP_RTU;
+	lp->rep_mode = no_rtu ? SIT_REP_NO_RTU :
+		       early ? SIT_REP_EARLY_IU : SIT_REP_RTU;
 	return 0;
 }
 
@@ -1603,7 +1715,7 @@ static int sit_run_close(struct sit_ch *ch, struct sit_args *a)
 			 SIT_KEY(REQ_FLAGS) | SIT_KEY(BUF_FMT) |	\
 			 SIT_KEY(OPCODE) | SIT_KEY(PDATA_LEN) |		\
 			 SIT_KEY(CM_TIMEOUT) | SIT_KEY(MAX_CM_RETRIES) |	\
-			 SIT_KEY(NO_RTU))
+			 SIT_KEY(NO_RTU) | SIT_KEY(EARLY_IU))
 #define SIT_LOGIN_REQD	(SIT_KEY(DEV) | SIT_KEY(DGID) | SIT_KEY(SERVICE_ID) | \
 			 SIT_KEY(ID_EXT) | SIT_KEY(IOC_GUID) |		\
 			 SIT_KEY(INITIATOR_ID))
