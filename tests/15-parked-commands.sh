@@ -5,8 +5,9 @@
 # goes away every waiting command has to be failed and handed back to LIO
 # - none lost (the release would wait for it forever), and without one
 # nested call chain per waiting command (the kernel stack is 16 KiB; such
-# a chain takes about 250 bytes per command).  The TPG gets srp_sq_size 64
-# (credits) and srp_max_rdma_size 64 KiB, so that a 1 MiB write needs 16
+# a chain takes about 250 bytes per command).  The TPG gets srp_credits 64
+# (srp_sq_size 64 too: a send queue no bigger than the credits need) and
+# srp_max_rdma_size 64 KiB, so that a 1 MiB write needs 16
 # RDMA contexts and a 4 MiB one 64: the send queue (about 254 work
 # requests on rxe) holds 14 and 3 of them, the other writes wait.
 #
@@ -21,7 +22,8 @@
 #    and (c) ib_srp reconnects by itself and its I/O must work.
 # Each step REPEAT=N times (an argument: tools/vm.sh
 # tests/15-parked-commands.sh REPEAT=4; default 1), on a fresh login;
-# CREDITS=N sets srp_sq_size (default 64).  Checked: every step returns in
+# CREDITS=N sets srp_credits and srp_sq_size (default 64; the in-kernel
+# module, which grants 128 credits whatever they say, gets srp_sq_size).  Checked: every step returns in
 # bounded time, logins work after each, no splat, every channel is
 # released, the deepest kernel stack any ib_srpt function ran on stays
 # below STACK_MAX (ftrace's stack tracer), and at the end fio with 4 MiB
@@ -39,6 +41,9 @@ CLIENT_ID=00000000000000010002c903c11e0005
 standard_setup big:128M:block
 make_acl "$CLIENT_ID"
 echo "$CREDITS" >"$TPG_DIR/attrib/srp_sq_size" || fail "cannot set srp_sq_size=$CREDITS"
+if [ "$STOCK" != 1 ]; then
+	echo "$CREDITS" >"$TPG_DIR/attrib/srp_credits" || fail "cannot set srp_credits=$CREDITS"
+fi
 echo 65536 >"$TPG_DIR/attrib/srp_max_rdma_size" || fail "cannot set srp_max_rdma_size=65536"
 raw_client_setup
 klog_start
