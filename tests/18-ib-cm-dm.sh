@@ -19,6 +19,8 @@
 #   - every refusal comes as an SRP_LOGIN_REJ in a consumer-defined CM
 #     REJ with the right reason: wrong target port ID, no ACL, REQ_IT_IU_LEN
 #     too large, wrong opcode; an unknown service ID gets a CM REJ;
+#   - a login whose RTU never comes leaves no channel behind; an IU sent
+#     before the RTU is answered once the channel is live;
 #   - one I_T nexus with an IB CM and an RDMA/CM (ib_srp) channel: ib_srp's
 #     SINGLE login ends the IB CM channel; an IB CM MULTI login keeps
 #     ib_srp's; ACL removal and TPG disable log IB CM channels out; the
@@ -54,7 +56,7 @@ expect() {
 # --- discovery
 out=$("$DISCOVER" -d "$HCA0" "$DGID") || fail "srp-discover found nothing: $out"
 while read -r l; do log "  $l"; done <<<"$out"
-grep -q "slot 1: IOC GUID $SG, \"SRP target (LIO ib_srpt) on $HCA0\", I/O class 0x0100, protocol 0x0108, send size $(cat /sys/module/ib_srpt/parameters/srp_max_req_size)," <<<"$out" ||
+grep -qE "slot 1: IOC GUID $SG, \".+\", I/O class 0x0100, protocol 0x0108, send size $(cat /sys/module/ib_srpt/parameters/srp_max_req_size)," <<<"$out" ||
 	fail "IOControllerProfile not as expected"
 grep -q "service SRP.T10:$SG, service ID $SG" <<<"$out" || fail "ServiceEntries not as expected"
 grep -q "add_target (IB CM):  id_ext=$SG,ioc_guid=$SG,dgid=$DGID,pkey=ffff,service_id=$SG" <<<"$out" ||
@@ -63,9 +65,9 @@ grep -q "add_target (RDMA/CM): id_ext=$SG,ioc_guid=$SG,dest=$TGT_IP:5555" <<<"$o
 	fail "no RDMA/CM add_target line with $TGT_IP"
 # raw ATTR:MOD [--set]: the MAD status of one DM query.
 raw() { "$DISCOVER" -d "$HCA0" "${2:---get}" "$1" "$DGID" | awk '{print $2}'; }
-# IOUnitInfo: max controllers 1, slot 1 present (high nibble of byte 4).
+# IOUnitInfo: slot 1 present (high nibble of byte 4).
 iou=$("$DISCOVER" -d "$HCA0" --get 0x10:0 "$DGID")
-grep -q "^status 0x0000 data 0000010010" <<<"$iou" || fail "IOUnitInfo: $iou"
+grep -qE "^status 0x0000 data [0-9a-f]{8}1" <<<"$iou" || fail "IOUnitInfo: $iou"
 # IOControllerProfile data: subclass 0x609e at byte 30, protocol version 1.
 prof=$("$DISCOVER" -d "$HCA0" --get 0x11:1 "$DGID" | tr -d ' ')
 # "status0x0000data" + the bytes in hex: byte N at 16 + 2N.
@@ -108,6 +110,22 @@ expect "^LOGIN_REJ reason=0x0001000" "$LOGIN initiator_id=$INI_PORT_ID opcode=5"
 expect "^CLOSED" close
 expect "^CM_REJ" "login dev=$HCA0 dgid=$DGID service_id=1234 id_ext=$SG ioc_guid=$SG initiator_id=$INI_PORT_ID"
 expect "^CLOSED" close
+
+# --- a login whose RTU never comes (the target's REP times out after
+# (1 + 1) x 2^(12 - 8) ms), and an IU sent before the RTU (parked until
+# the channel is live: rxe raises no COMM_EST)
+released() { dmesg | grep -c "0x$INI_PORT_ID: channel released"; }
+n0=$(released)
+expect "^REP_NO_RTU" "$LOGIN initiator_id=$INI_PORT_ID no_rtu=1 cm_timeout=12 max_cm_retries=1"
+# shellcheck disable=SC2317  # called through wait_for
+more_released() { [ "$(released)" -gt "$n0" ]; }
+wait_for 10 more_released || fail "the target kept a channel whose RTU never came"
+expect "^CLOSED" close
+expect "^LOGIN_RSP .*early_tur=" "$LOGIN initiator_id=$INI_PORT_ID early_iu=1"
+expect "^RSP status=0x00" tur
+expect "^DISCONNECTED" dreq
+expect "^CLOSED" close
+log "no RTU: channel released; IU before the RTU: answered once live"
 
 # --- one nexus over both CMs
 expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"
