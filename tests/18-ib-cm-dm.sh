@@ -24,7 +24,9 @@
 #   - one I_T nexus with an IB CM and an RDMA/CM (ib_srp) channel: ib_srp's
 #     SINGLE login ends the IB CM channel; an IB CM MULTI login keeps
 #     ib_srp's; ACL removal and TPG disable log IB CM channels out; the
-#     module unloads with an IB CM channel live.
+#     module unloads with an IB CM channel live; rdma link del releases
+#     an IB CM channel, and after rdma link add the initiator logs in
+#     again and reads its data back, with no admin action.
 # siw: skip iWARP has neither the IB CM nor MADs (logins there are RDMA/CM only)
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -156,6 +158,28 @@ echo 1 >"$TPG_DIR/enable" || fail "TPG enable"
 expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"
 expect "^RSP status=0x0[02]" tur lun=2
 expect "^RSP status=0x00 verified" read lun=2 lba=0 blocks=2048 pattern=5
+
+# --- the device goes (HCA reset, driver unload) under a live IB CM
+# channel and comes back: the target releases the channel, keeps its
+# configuration, listens again, and the initiator logs in as before.
+n0=$(released)
+rdma link del "$HCA0" || fail "rdma link del $HCA0"
+wait_for 10 more_released || fail "IB CM channel not released when $HCA0 went away"
+expect "^CLOSED" close
+rdma link add "$HCA0" type rxe netdev veth0 || fail "rdma link add $HCA0"
+wait_for 20 grep -q ACTIVE "/sys/class/infiniband/$HCA0/ports/1/state" ||
+	fail "$HCA0 port not active again"
+# shellcheck disable=SC2317  # called through wait_for
+ibcm_login_ok() {
+	ibcm "$LOGIN initiator_id=$INI_PORT_ID"
+	grep -q "^LOGIN_RSP" <<<"$R" && return 0
+	ibcm close
+	return 1
+}
+wait_for 20 ibcm_login_ok || fail "no IB CM login after rdma link add: $R"
+expect "^RSP status=0x0[02]" tur lun=2
+expect "^RSP status=0x00 verified" read lun=2 lba=0 blocks=2048 pattern=5
+log "rdma link del/add: IB CM channel released, login and data back after the device returned"
 unload_target || fail "unload with an IB CM channel live: $UNLOAD_ERR"
 expect "^DISCONNECTED|^CLOSED" close
 rmmod srp_ibcm_test || fail "rmmod srp_ibcm_test"
