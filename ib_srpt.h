@@ -345,8 +345,8 @@ enum srpt_pending {
  * @rw_ready: the RDMA contexts for what @pending needs are initialised
  * @rsp_with_data: the response follows RDMA WRITEs of data-in
  * @lio: @se_cmd was initialised with LIO
- * @pending: what the command waits for in ch->sq_wait
- * @entry: in ch->free_cmds or ch->sq_wait
+ * @pending: what the command waits for in ch->sq_wait or ch->rsp_wait
+ * @entry: in ch->free_cmds, ch->sq_wait or ch->rsp_wait
  */
 struct srpt_cmd {
 	struct se_cmd		se_cmd;
@@ -413,8 +413,13 @@ struct srpt_cmd {
  * @busy: entries of @cmds in use, plus contexts dispatching IUs or
  *	starting queued work; the release work waits for 0
  * @iu_wait: received IUs not yet dispatched, in arrival order
- * @sq_wait: commands waiting for send queue slots or RDMA contexts, in
- *	the order they must start
+ * @sq_wait: commands waiting for send queue slots or RDMA contexts (RDMA
+ *	READs of data-out, responses with data-in), in the order they must
+ *	start
+ * @rsp_wait: responses without data waiting for a send queue slot, in
+ *	order; they start before anything in @sq_wait (each gives a credit
+ *	back, and a small send queue would otherwise hold them behind every
+ *	queued RDMA READ)
  * @sq_kicking: one context is starting the commands of @sq_wait
  * @sq_kick_again: resources came back while @sq_kicking; look again
  * @sq_wr_avail: free send queue slots
@@ -461,6 +466,7 @@ struct srpt_rdma_ch {
 	atomic_t			busy;
 	struct list_head		iu_wait;
 	struct list_head		sq_wait;
+	struct list_head		rsp_wait;
 	bool				sq_kicking;
 	bool				sq_kick_again;
 	atomic_t			sq_wr_avail;

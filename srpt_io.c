@@ -881,12 +881,20 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 	return 0;
 }
 
+/* The queue @cmd waits in: responses without data go first. */
+static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
+{
+	return srpt_pending_needs_rw(cmd) ? &cmd->ch->sq_wait :
+					    &cmd->ch->rsp_wait;
+}
+
 /*
- * Start the commands of ch->sq_wait in order while the send queue and the
- * MR pool have room. One context at a time does this; others that add
- * commands or give resources back only ask it to look again, so that
- * failures that finish commands (and queue their responses) while the
- * channel drains are handled in this loop instead of by recursion.
+ * Start the waiting commands in order - ch->rsp_wait, then ch->sq_wait -
+ * while the send queue and the MR pool have room. One context at a time
+ * does this; others that add commands or give resources back only ask it
+ * to look again, so that failures that finish commands (and queue their
+ * responses) while the channel drains are handled in this loop instead of
+ * by recursion.
  */
 static void srpt_sq_kick(struct srpt_rdma_ch *ch)
 {
@@ -905,8 +913,11 @@ static void srpt_sq_kick(struct srpt_rdma_ch *ch)
 	ch->sq_kicking = true;
 	for (;;) {
 		ch->sq_kick_again = false;
-		cmd = list_first_entry_or_null(&ch->sq_wait, struct srpt_cmd,
+		cmd = list_first_entry_or_null(&ch->rsp_wait, struct srpt_cmd,
 					       entry);
+		if (!cmd)
+			cmd = list_first_entry_or_null(&ch->sq_wait,
+						       struct srpt_cmd, entry);
 		if (!cmd)
 			break;
 		list_del_init(&cmd->entry);
@@ -914,7 +925,7 @@ static void srpt_sq_kick(struct srpt_rdma_ch *ch)
 		ret = srpt_try_start(cmd);
 		spin_lock_irqsave(&ch->lock, flags);
 		if (ret == -EAGAIN) {
-			list_add(&cmd->entry, &ch->sq_wait);
+			list_add(&cmd->entry, srpt_wait_list(cmd));
 			if (!ch->sq_kick_again)
 				break;
 		}
@@ -931,7 +942,7 @@ static void srpt_start(struct srpt_cmd *cmd)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	list_add_tail(&cmd->entry, &ch->sq_wait);
+	list_add_tail(&cmd->entry, srpt_wait_list(cmd));
 	spin_unlock_irqrestore(&ch->lock, flags);
 	srpt_sq_kick(ch);
 }
