@@ -345,6 +345,7 @@ enum srpt_pending {
  * @rw_ready: the RDMA contexts for what @pending needs are initialised
  * @rsp_with_data: the response follows RDMA WRITEs of data-in
  * @lio: @se_cmd was initialised with LIO
+ * @close_after: close the channel once the response went (SRP_T_LOGOUT)
  * @pending: what the command waits for in ch->sq_wait or ch->rsp_wait
  * @entry: in ch->free_cmds, ch->sq_wait or ch->rsp_wait
  */
@@ -372,6 +373,7 @@ struct srpt_cmd {
 	bool			rw_ready;
 	bool			rsp_with_data;
 	bool			lio;
+	bool			close_after;
 	enum srpt_pending	pending;
 	struct list_head	entry;
 };

@@ -231,8 +231,12 @@ void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 		cmd->rsp_len = srpt_build_t_logout(cmd->rsp_buf,
 						   ch->max_rsp_size, cmd->tag,
 						   SRPT_T_LOGOUT_INVALID_IU);
+		/*
+		 * Close once it went: closing now drains the QP, and siw
+		 * flushes a SEND it has not transmitted yet.
+		 */
+		cmd->close_after = true;
 		srpt_send_rsp(cmd);
-		srpt_close_ch(ch);
 		break;
 	}
 }

@@ -227,6 +227,7 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->rw_ready = false;
 	cmd->rsp_with_data = false;
 	cmd->lio = false;
+	cmd->close_after = false;
 	cmd->pending = SRPT_PEND_NONE;
 }
 
@@ -836,6 +837,8 @@ static void srpt_pending_failed(struct srpt_cmd *cmd, int err)
 		srpt_data_in_failed(cmd);
 		return;
 	}
+	if (cmd->close_after)
+		srpt_close_ch(cmd->ch);
 	srpt_cmd_done(cmd);
 }
 
@@ -976,6 +979,8 @@ static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 	cmd->pending = SRPT_PEND_NONE;
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		srpt_wc_failed(ch, wc, "response send");
+	else if (cmd->close_after)
+		srpt_close_ch(ch);
 	srpt_sq_release(cmd);
 	srpt_cmd_done(cmd);
 }
