@@ -109,11 +109,13 @@ static void srpt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 	u32 p = ev->element.port_num;
 	const char *what = srpt_port_event_name(ev->event);
 
-	if (ev->event == IB_EVENT_PORT_ERR && p >= 1 && p <= sdev->port_cnt) {
+	if (p < 1 || p > sdev->port_cnt)
+		return;
+	if (ev->event == IB_EVENT_PORT_ERR) {
 		pr_info("%s port %u: down\n", dev_name(&sdev->ib_dev->dev), p);
 		return;
 	}
-	if (!what || p < 1 || p > sdev->port_cnt)
+	if (!what)
 		return;
 	pr_debug("%s port %u: %s\n", dev_name(&sdev->ib_dev->dev), p, what);
 	srpt_dm_port_refresh(&sdev->port[p - 1]);
