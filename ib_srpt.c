@@ -183,9 +183,10 @@ static int __init srpt_init_module(void)
 {
 	int ret;
 
+	srpt_stats_init();
 	ret = srpt_io_init(srpt_handle_iu);
 	if (ret)
-		return ret;
+		goto stats_exit;
 	ret = srpt_fabric_register();
 	if (ret) {
 		pr_err("registering the srpt fabric failed: %d\n", ret);
@@ -205,6 +206,8 @@ unregister_fabric:
 	srpt_fabric_unregister();
 io_exit:
 	srpt_io_exit();
+stats_exit:
+	srpt_stats_exit();
 	return ret;
 }
 
@@ -216,6 +219,7 @@ static void __exit srpt_cleanup_module(void)
 	srpt_ch_cleanup();
 	srpt_fabric_unregister();
 	srpt_io_exit();
+	srpt_stats_exit();
 }
 
 module_init(srpt_init_module);

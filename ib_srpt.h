@@ -5,12 +5,15 @@
  * Layers, each calling only the ones below it:
  *   ib_srpt.c      module init, parameters, IB client (devices, ports)
  *   srpt_fabric.c  LIO fabric ops and configfs
- *   srpt_ch.c      login (shared by the CMs), RDMA/CM, channel teardown,
+ *   srpt_ib_cm.c, srpt_rdma_cm.c, srpt_dm.c
+ *                  the two CMs' listeners and channels, the DM agent
+ *   srpt_ch.c      login (shared by the CMs), channel teardown,
  *                  device and target port registry
  *   srpt_cmd.c     SRP requests (SCSI commands, TMFs), LIO callbacks
  *   srpt_io.c      channel state, receive/send rings, data movement; hands
  *                  received IUs up through the handler srpt_io_init() got
  *   srpt_proto.c   SRP wire format (no verbs, no LIO)
+ *   srpt_stats.c   resource counters (debugfs), used by all of the above
  */
 #ifndef IB_SRPT_H
 #define IB_SRPT_H
@@ -548,5 +551,34 @@ void srpt_rdma_cm_cleanup(void);
 /* srpt_fabric.c */
 int srpt_fabric_register(void);
 void srpt_fabric_unregister(void);
+
+/**
+ * enum srpt_res - what srpt_stats.c counts (debugfs ib_srpt/resources)
+ * @SRPT_RES_CHANNELS: channel structures allocated
+ * @SRPT_RES_SESSIONS: LIO sessions set up and not yet removed
+ * @SRPT_RES_CQ_ENTRIES: completion queue entries taken from the CQ pool
+ * @SRPT_RES_RECV_BYTES: bytes of receive buffers
+ * @SRPT_RES_SEND_BYTES: bytes of response (send) buffers
+ * @SRPT_RES_CMD_SLOTS: command pool entries
+ * @SRPT_RES_RW_TABLES: RDMA context tables too large for a command
+ * @SRPT_RES_DATA_BYTES: bytes of data buffers of commands in flight
+ * @SRPT_RES_NR: number of counters
+ */
+enum srpt_res {
+	SRPT_RES_CHANNELS,
+	SRPT_RES_SESSIONS,
+	SRPT_RES_CQ_ENTRIES,
+	SRPT_RES_RECV_BYTES,
+	SRPT_RES_SEND_BYTES,
+	SRPT_RES_CMD_SLOTS,
+	SRPT_RES_RW_TABLES,
+	SRPT_RES_DATA_BYTES,
+	SRPT_RES_NR
+};
+
+/* srpt_stats.c: resource counters */
+void srpt_res_add(enum srpt_res res, long n);
+void srpt_stats_init(void);
+void srpt_stats_exit(void);
 
 #endif /* IB_SRPT_H */

@@ -318,11 +318,14 @@ static void srpt_release_ch_work(struct work_struct *w)
 		target_stop_session(ch->sess);
 		target_wait_for_sess_cmds(ch->sess);
 		target_remove_session(ch->sess);
+		srpt_res_add(SRPT_RES_SESSIONS, -1);
 	}
 	srpt_ch_wait_cmds(ch);
 	ch->cm_ops->destroy(ch);
-	if (ch->cq)
+	if (ch->cq) {
 		ib_cq_pool_put(ch->cq, ch->cq_size);
+		srpt_res_add(SRPT_RES_CQ_ENTRIES, -(long)ch->cq_size);
+	}
 	srpt_free_ch_bufs(ch);
 	if (ch->accepted)
 		pr_info("%s: channel released\n", ch->sess_name);
@@ -331,6 +334,7 @@ static void srpt_release_ch_work(struct work_struct *w)
 	list_del(&ch->entry);
 	spin_unlock(&srpt_ch_lock);
 	kfree(ch);
+	srpt_res_add(SRPT_RES_CHANNELS, -1);
 	wake_up_all(&srpt_ch_waitq);
 }
 
@@ -412,6 +416,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 			return ret;
 		}
 		ch->cq_size = cq_size;
+		srpt_res_add(SRPT_RES_CQ_ENTRIES, cq_size);
 		srpt_qp_init_attr(ch, &attr);
 		ret = lc->ops->create_qp(ch, &attr);
 		if (ret) {
@@ -425,6 +430,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 			break;
 		lc->ops->destroy_qp(ch);
 		ib_cq_pool_put(ch->cq, ch->cq_size);
+		srpt_res_add(SRPT_RES_CQ_ENTRIES, -(long)ch->cq_size);
 		cq_size = need;
 		again = true;
 	}
@@ -554,6 +560,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
 	if (!ch)
 		return NULL;
+	srpt_res_add(SRPT_RES_CHANNELS, 1);
 	ch->sport = lc->sport;
 	ch->stpg = stpg;
 	ch->cm_ops = lc->ops;
@@ -607,6 +614,7 @@ static u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 		/* -EACCES: the ACL went away since srpt_pick_acl(). */
 		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
 	}
+	srpt_res_add(SRPT_RES_SESSIONS, 1);
 	return 0;
 }
 

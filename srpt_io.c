@@ -244,6 +244,7 @@ static void *srpt_alloc_dma_buf(struct ib_device *dev, u32 size,
 		kfree(buf);
 		return NULL;
 	}
+	srpt_res_add(SRPT_RES_SEND_BYTES, size);
 	return buf;
 }
 
@@ -255,6 +256,7 @@ static void srpt_free_dma_buf(struct ib_device *dev, void *buf, u64 dma,
 		return;
 	ib_dma_unmap_single(dev, dma, size, dir);
 	kfree(buf);
+	srpt_res_add(SRPT_RES_SEND_BYTES, -(long)size);
 }
 
 /*
@@ -296,8 +298,10 @@ static int srpt_alloc_recv_buf(struct srpt_rdma_ch *ch,
 	iu->buf = iu->base + ch->recv_pad;
 	iu->dma = ib_dma_map_single(dev, iu->buf, ch->max_req_size,
 				    DMA_FROM_DEVICE);
-	if (!ib_dma_mapping_error(dev, iu->dma))
+	if (!ib_dma_mapping_error(dev, iu->dma)) {
+		srpt_res_add(SRPT_RES_RECV_BYTES, ch->recv_alloc);
 		return 0;
+	}
 	if (ch->imm_data_offset)
 		free_pages_exact(iu->base, ch->recv_alloc);
 	else
@@ -319,6 +323,7 @@ static void srpt_free_recv_buf(struct srpt_rdma_ch *ch,
 	else
 		kfree(iu->base);
 	iu->base = NULL;
+	srpt_res_add(SRPT_RES_RECV_BYTES, -(long)ch->recv_alloc);
 }
 
 /**
@@ -339,6 +344,8 @@ void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
 	for (i = 0; ch->cmds && i < ch->n_cmds; i++)
 		srpt_free_dma_buf(dev, ch->cmds[i].rsp_buf, ch->cmds[i].rsp_dma,
 				  ch->max_rsp_size, DMA_TO_DEVICE);
+	if (ch->cmds)
+		srpt_res_add(SRPT_RES_CMD_SLOTS, -(long)ch->n_cmds);
 	kvfree(ch->cmds);
 	ch->cmds = NULL;
 }
@@ -394,6 +401,7 @@ int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
 	ch->cmds = kvcalloc(ch->n_cmds, sizeof(*ch->cmds), GFP_KERNEL);
 	if (!ch->cmds)
 		goto nomem;
+	srpt_res_add(SRPT_RES_CMD_SLOTS, ch->n_cmds);
 	for (i = 0; i < ch->n_cmds; i++) {
 		struct srpt_cmd *cmd = &ch->cmds[i];
 
@@ -564,12 +572,16 @@ void srpt_free_data(struct srpt_cmd *cmd)
 	for (i = 0; i < cmd->n_rw; i++) {
 		struct srpt_rw *rw = &cmd->rw[i];
 
-		if (rw->sg)
+		if (rw->sg) {
 			target_free_sgl(rw->sg, rw->nents);
+			srpt_res_add(SRPT_RES_DATA_BYTES, -(long)rw->len);
+		}
 		rw->sg = NULL;
 	}
-	if (cmd->rw != cmd->rw_inline)
+	if (cmd->rw && cmd->rw != cmd->rw_inline) {
 		kfree(cmd->rw);
+		srpt_res_add(SRPT_RES_RW_TABLES, -1);
+	}
 	cmd->rw = NULL;
 	cmd->n_rw = 0;
 	cmd->data_sg = NULL;
@@ -634,6 +646,7 @@ int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 		cmd->rw = kcalloc(n, sizeof(*cmd->rw), GFP_KERNEL);
 		if (!cmd->rw)
 			return -ENOMEM;
+		srpt_res_add(SRPT_RES_RW_TABLES, 1);
 	} else {
 		memset(cmd->rw_inline, 0, sizeof(cmd->rw_inline));
 	}
@@ -652,6 +665,7 @@ int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 					       false, n > 1);
 			if (ret)
 				goto fail;
+			srpt_res_add(SRPT_RES_DATA_BYTES, chunk);
 			if (prev)
 				sg_chain(prev->sg, prev->nents + 1, rw->sg);
 			prev = rw;

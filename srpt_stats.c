@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the module holds right now, for leak checks: counts of channels,
+ * LIO sessions and buffer bytes, kept by the files that allocate them and
+ * readable in debugfs as /sys/kernel/debug/ib_srpt/resources ("name value"
+ * per line). With no channel left every figure is 0. This file calls
+ * nothing else of the module.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "ib_srpt.h"
+
+static atomic_long_t srpt_res[SRPT_RES_NR];
+static struct dentry *srpt_debugfs_dir;
+
+static const char * const srpt_res_names[SRPT_RES_NR] = {
+	[SRPT_RES_CHANNELS]	= "channels",
+	[SRPT_RES_SESSIONS]	= "sessions",
+	[SRPT_RES_CQ_ENTRIES]	= "cq_entries",
+	[SRPT_RES_RECV_BYTES]	= "recv_bytes",
+	[SRPT_RES_SEND_BYTES]	= "send_bytes",
+	[SRPT_RES_CMD_SLOTS]	= "cmd_slots",
+	[SRPT_RES_RW_TABLES]	= "rw_tables",
+	[SRPT_RES_DATA_BYTES]	= "data_bytes",
+};
+
+/**
+ * srpt_res_add() - account for resources taken (@n > 0) or given back
+ * @res: which resource
+ * @n: amount (objects or bytes, see enum srpt_res)
+ */
+void srpt_res_add(enum srpt_res res, long n)
+{
+	atomic_long_add(n, &srpt_res[res]);
+}
+
+static int srpt_res_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	for (i = 0; i < SRPT_RES_NR; i++)
+		seq_printf(m, "%s %ld\n", srpt_res_names[i],
+			   atomic_long_read(&srpt_res[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srpt_res);
+
+/**
+ * srpt_stats_init() - create /sys/kernel/debug/ib_srpt/resources
+ *
+ * Without debugfs the counters are still kept, just not shown.
+ */
+void srpt_stats_init(void)
+{
+	srpt_debugfs_dir = debugfs_create_dir("ib_srpt", NULL);
+	debugfs_create_file("resources", 0444, srpt_debugfs_dir, NULL,
+			    &srpt_res_fops);
+}
+
+/**
+ * srpt_stats_exit() - remove the debugfs files; warn about anything held
+ *
+ * Called last at module unload, when every channel is gone: a figure
+ * other than 0 is a leak.
+ */
+void srpt_stats_exit(void)
+{
+	int i;
+
+	debugfs_remove_recursive(srpt_debugfs_dir);
+	for (i = 0; i < SRPT_RES_NR; i++)
+		if (atomic_long_read(&srpt_res[i]))
+			pr_err("unload: %ld %s still held\n",
+			       atomic_long_read(&srpt_res[i]),
+			       srpt_res_names[i]);
+}
