@@ -62,9 +62,15 @@ ibcm-test:
 		bash tools/ibcm-test/build.sh $${k#linux-headers-} >/dev/null || exit 1; \
 	done
 
-build/srp-client: tools/srp-client.c
+# The raw SRP initiators share the connection and SCSI layers in tools/srp/.
+SRP_LIB = tools/srp/srp-conn.c tools/srp/srp-scsi.c
+SRP_LIB_H = tools/srp/srp-conn.h tools/srp/srp-scsi.h
+
+build/srp-client: tools/srp-client.c tools/srp-client-load.c tools/srp-client.h \
+		$(SRP_LIB) $(SRP_LIB_H)
 	@mkdir -p build
-	$(CC) $(TOOLS_CFLAGS) -o $@ $< -lrdmacm -libverbs
+	$(CC) $(TOOLS_CFLAGS) -o $@ tools/srp-client.c tools/srp-client-load.c \
+		$(SRP_LIB) -lrdmacm -libverbs
 
 # SRP target discovery with DM MADs, for RoCE too (no SA needed).
 build/srp-discover: tools/srp-discover.c

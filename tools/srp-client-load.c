@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srp-client-load - the two srp-client cases that load the target rather
+ * than check single answers (login-storm, flood); tools for other
+ * scenarios, not in "all".
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "srp-client.h"
+
+/*
+ * A login storm, to run while an admin changes the target (ACL removal,
+ * TPG disable, device removal): --rounds times (or until --stop-file
+ * exists) log in on --channels channels (SINGLE, then MULTI), then close
+ * them at once (odd rounds) or after a TEST UNIT READY on each (even
+ * rounds). Refused logins, failed connections and dropped channels are
+ * expected and only counted; a login the target never answers (within
+ * --timeout) fails the case. A command without an answer on a channel
+ * that still looks connected is only counted (and marked in the kernel
+ * log): when the target closes a channel after its LOGIN_RSP but before
+ * the RTU, the IB CM tears the connection down with a REJ that is sent
+ * once, and if that is lost the initiator keeps a connection whose other
+ * end is gone (real initiators time the command out and reconnect).
+ *
+ * With --hold a login keeps its channels until the target closes one of
+ * them (or --stop-file appears) and logs in again at once; the first
+ * login that does not succeed ends the storm. Run while the target's
+ * RDMA device is removed, such a process logs in again right when the
+ * target is closing the device's channels.
+ */
+#define STORM_MAX_CH	16
+
+unsigned int g_rounds = 20, g_channels = 4;
+const char *g_stop_file;
+bool g_hold;
+
+struct storm {
+	unsigned int rounds, accepted, rejected, failed, unanswered;
+	unsigned int tur_good, tur_bad, tur_lost, dropped, held;
+	bool stop;
+	uint32_t rej_reasons[4];	/* the first distinct ones */
+	char first_unanswered[1024];
+};
+
+static bool storm_stop(void)
+{
+	return g_stop_file && !access(g_stop_file, F_OK);
+}
+
+static void storm_rej(struct storm *st, const struct conn *c)
+{
+	uint32_t reason = c->pdata_len >= 8 && c->pdata[0] == SRP_LOGIN_REJ ?
+			  get_be32(c->pdata + 4) : 0;
+	unsigned int i;
+
+	st->rejected++;
+	for (i = 0; i < 4; i++) {
+		if (st->rej_reasons[i] == reason)
+			return;
+		if (!st->rej_reasons[i]) {
+			st->rej_reasons[i] = reason;
+			return;
+		}
+	}
+}
+
+/*
+ * Something the target never answered: note it, with what the connection
+ * looks like, and mark the kernel log (if we may write it) so that the
+ * target's side of the story can be found there.
+ */
+static void storm_unanswered(struct storm *st, const char *what,
+			     const struct conn *c, unsigned int k, bool fatal)
+{
+	char d[1024];
+	FILE *kmsg;
+
+	snprintf(d, sizeof(d),
+		 "round %u channel %u: %s: %.200s (at %.3f s; CM established %d rejected %d/%d disconnected %d error %d; QP error %d; req_lim %d, %u outstanding)",
+		 st->rounds, k, what, g_why, now_ms() / 1000.0,
+		 c->established, c->rejected, c->rej_status, c->disconnected,
+		 c->cm_error, c->qp_error, c->req_lim, c->outstanding);
+	note("%s", d);
+	kmsg = fopen("/dev/kmsg", "w");
+	if (kmsg) {
+		fprintf(kmsg, "srp-client: %s\n", d);
+		fclose(kmsg);
+	}
+	if (!fatal) {
+		st->tur_lost++;
+		return;
+	}
+	if (!st->unanswered++)
+		snprintf(st->first_unanswered, sizeof(st->first_unanswered),
+			 "%s", d);
+}
+
+/* --hold: keep all channels until the target closes one of them. */
+static void storm_hold(struct storm *st, struct conn *ch, unsigned int n)
+{
+	unsigned int k;
+
+	if (n < g_channels) {
+		st->stop = true;	/* a login did not succeed */
+		return;
+	}
+	for (;;) {
+		for (k = 0; k < n; k++) {
+			pump(&ch[k], 0);
+			if (dead(&ch[k])) {
+				st->held++;
+				return;
+			}
+		}
+		if (storm_stop())
+			return;
+		pump(&ch[0], 200);
+	}
+}
+
+/* One round; the channels are in @ch[0..*n). */
+static void storm_round(struct storm *st, struct conn *ch, unsigned int *n)
+{
+	static const uint8_t tur[6];
+	struct login_req l;
+	unsigned int k;
+	struct rsp r;
+	int ret;
+
+	for (k = 0; k < g_channels; k++) {
+		default_login(&l);
+		l.flags = k ? 1 : 0;	/* MULTI after the first */
+		ret = conn_open(&ch[*n], &l);
+		if (ret > 0) {
+			st->accepted++;
+			(*n)++;
+			continue;
+		}
+		if (ret == 0)
+			storm_rej(st, &ch[*n]);
+		else if (strstr(g_why, "timeout"))
+			storm_unanswered(st, "login", &ch[*n], k, true);
+		else
+			st->failed++;
+		conn_close(&ch[*n]);
+		break;
+	}
+	if (g_hold) {
+		storm_hold(st, ch, *n);
+		return;
+	}
+	if (st->rounds % 2)
+		return;
+	for (k = 0; k < *n; k++) {
+		if (dead(&ch[k])) {
+			st->dropped++;
+			continue;
+		}
+		if (!nodata_cmd(&ch[k], tur, sizeof(tur), &r)) {
+			if (r.status == 0)
+				st->tur_good++;
+			else
+				st->tur_bad++;
+		} else if (dead(&ch[k])) {
+			st->dropped++;
+		} else {
+			storm_unanswered(st, "TEST UNIT READY", &ch[k], k,
+					 false);
+		}
+	}
+}
+
+int case_login_storm(void)
+{
+	struct conn *ch = calloc(STORM_MAX_CH, sizeof(*ch));
+	struct storm st = { 0 };
+	unsigned int n, k;
+	char rej[64] = "";
+
+	if (!ch)
+		return failf("out of memory");
+	if (g_channels < 1 || g_channels > STORM_MAX_CH) {
+		free(ch);
+		return failf("--channels %u: 1..%d", g_channels, STORM_MAX_CH);
+	}
+	/* No data moves: keep the per-channel memory registration small. */
+	g_data_len = 64 * 1024;
+	for (st.rounds = 0; st.rounds < g_rounds && !st.stop && !storm_stop();
+	     st.rounds++) {
+		n = 0;
+		storm_round(&st, ch, &n);
+		for (k = 0; k < n; k++)
+			conn_close(&ch[k]);
+	}
+	free(ch);
+	for (k = 0; k < 4 && st.rej_reasons[k]; k++)
+		snprintf(rej + strlen(rej), sizeof(rej) - strlen(rej), "%s%#x",
+			 k ? "," : " reasons ", st.rej_reasons[k]);
+	note("%u rounds x %u channels: %u logins accepted, %u refused%s, %u failed to connect, %u unanswered; TUR %u good, %u not good, %u unanswered, %u channels dropped%s",
+	     st.rounds, g_channels, st.accepted, st.rejected, rej, st.failed,
+	     st.unanswered, st.tur_good, st.tur_bad, st.tur_lost, st.dropped,
+	     g_hold ? "; held until the target closed them" : "");
+	if (st.unanswered)
+		return failf("%u requests never answered, first: %s",
+			     st.unanswered, st.first_unanswered);
+	return 0;
+}
+
+/*
+ * flood: keep every credit busy with 1 MiB WRITE(10)s (one direct
+ * descriptor each, all to LBA 0) for --rounds seconds, then log out with
+ * all of them outstanding. The target has to RDMA READ each one; when its
+ * send queue holds fewer of those transfers than it grants credits, the
+ * rest wait for room, and the logout (or a close from the target side:
+ * TPG disabled, ACL removed, which also ends the flood) finds them
+ * waiting. Fails if the login fails, if no write is ever answered, or if
+ * the target answers nothing for --timeout while the channel is up.
+ */
+#define FLOOD_LEN	(1u << 20)
+
+int case_flood(void)
+{
+	unsigned long sent = 0, answered = 0, not_good = 0;
+	int64_t end, last;
+	struct seg s = { W_OFF, FLOOD_LEN };
+	struct login_req l;
+	uint8_t iu[64], cdb[10];
+	struct conn c;
+	struct iu *a;
+	int ret;
+
+	default_login(&l);
+	ret = login_ok(&c, &l);
+	if (!ret)
+		ret = tur_good(&c);
+	if (ret)
+		goto out;
+	fill_random(c.data + W_OFF, FLOOD_LEN);
+	rw10_cdb(cdb, true, 0, FLOOD_LEN / 512);
+	end = now_ms() + (int64_t)g_rounds * 1000;
+	last = now_ms();
+	while (now_ms() < end && !dead(&c)) {
+		if (c.req_lim > 0 && c.nfree > RESERVED_SLOTS &&
+		    c.outstanding + RESERVED_SLOTS < c.nrecv) {
+			uint32_t len = build_data_cmd(&c, iu, cdb, 10, true,
+						      DIRECT, &s, 1);
+
+			if (send_iu(&c, iu, len, true))
+				break;
+			sent++;
+			continue;
+		}
+		pump(&c, 100);
+		while ((a = take_iu(&c, false, 0, -1))) {
+			if (a->len && a->buf[0] == SRP_RSP) {
+				answered++;
+				not_good += a->len < 20 || a->buf[19];
+				last = now_ms();
+			}
+			free(a);
+		}
+		if (!dead(&c) && now_ms() - last > g_timeout_ms) {
+			ret = failf("no answer for %d s, %u writes outstanding",
+				    g_timeout_ms / 1000, c.outstanding);
+			goto out;
+		}
+	}
+	note("%lu writes of 1 MiB sent, %lu answered (%lu not GOOD), %u outstanding when %s",
+	     sent, answered, not_good, c.outstanding,
+	     dead(&c) ? "the target closed the channel" : "logging out");
+	if (!answered)
+		ret = failf("none of %lu writes answered", sent);
+out:
+	conn_close(&c);
+	return ret;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* srp-client: what srp-client.c and srp-client-load.c share. */
+#ifndef SRP_CLIENT_H
+#define SRP_CLIENT_H
+
+#include "srp/srp-conn.h"
+#include "srp/srp-scsi.h"
+
+/* Options of login-storm and flood (srp-client-load.c). */
+extern unsigned int g_rounds, g_channels;
+extern const char *g_stop_file;
+extern bool g_hold;
+
+int case_login_storm(void);
+int case_flood(void);
+
+#endif
