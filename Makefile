@@ -53,7 +53,7 @@ check-siw: deps modules tools
 # User-space helpers the scenarios run inside the guest (it shares the
 # host's root, so they are built here): the raw SRP initiator.
 TOOLS_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
-tools: build/srp-client build/srp-discover ibcm-test
+tools: build/srp-client build/srp-fuzz build/srp-discover ibcm-test
 
 # The IB CM test initiator (a kernel module the guest loads; RoCE has no SA
 # for ib_srp's IB CM logins), for each kernel with headers here.
@@ -70,6 +70,13 @@ build/srp-client: tools/srp-client.c tools/srp-client-load.c tools/srp-client.h 
 		$(SRP_LIB) $(SRP_LIB_H)
 	@mkdir -p build
 	$(CC) $(TOOLS_CFLAGS) -o $@ tools/srp-client.c tools/srp-client-load.c \
+		$(SRP_LIB) -lrdmacm -libverbs
+
+# The wire fuzzer (tests/19-fuzz-under-io.sh).
+build/srp-fuzz: tools/srp-fuzz.c tools/srp-fuzz-iu.c tools/srp-fuzz.h \
+		$(SRP_LIB) $(SRP_LIB_H)
+	@mkdir -p build
+	$(CC) $(TOOLS_CFLAGS) -o $@ tools/srp-fuzz.c tools/srp-fuzz-iu.c \
 		$(SRP_LIB) -lrdmacm -libverbs
 
 # SRP target discovery with DM MADs, for RoCE too (no SA needed).
@@ -94,7 +101,7 @@ demo:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tests/unit clean
-	rm -f build/srp-client build/srp-discover
+	rm -f build/srp-client build/srp-fuzz build/srp-discover
 
 .PHONY: all deps modules modules-6.1 lint check check-siw unit fuzz demo clean tools ibcm-test
 endif

@@ -402,6 +402,19 @@ static int alloc_buffers(struct conn *c)
 	return 0;
 }
 
+void login_pdata(const struct login_req *l, uint8_t pd[56])
+{
+	memcpy(pd, &l->tag, 8);
+	put_be16(pd + 8, l->buf_fmt);
+	pd[10] = l->flags;
+	pd[11] = l->opcode;
+	put_be32(pd + 12, l->it_iu_len);
+	memcpy(pd + 16, l->ini, 16);
+	memcpy(pd + 32, l->tgt, 16);
+	put_be16(pd + 48, l->imm_off);
+	memcpy(pd + 50, l->rsvd, 6);
+}
+
 /*
  * Connect and log in. Return 1 when the target accepted the login (the
  * channel is ready), 0 when it rejected it (c->rej_status, c->pdata), -1 on
@@ -449,15 +462,7 @@ int conn_open(struct conn *c, const struct login_req *l)
 		return failf("rdma_create_qp: %s", strerror(errno));
 	c->have_qp = true;
 
-	/* struct srp_login_req_rdma */
-	memcpy(pd, &l->tag, 8);
-	put_be16(pd + 8, l->buf_fmt);
-	pd[10] = l->flags;
-	pd[11] = l->opcode;
-	put_be32(pd + 12, l->it_iu_len);
-	memcpy(pd + 16, l->ini, 16);
-	memcpy(pd + 32, l->tgt, 16);
-	put_be16(pd + 48, l->imm_off);
+	login_pdata(l, pd);
 	hexdump("login request", pd, l->pdata_len);
 	cp.private_data = pd;
 	cp.private_data_len = l->pdata_len;

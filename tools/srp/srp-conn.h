@@ -98,6 +98,10 @@ static inline uint32_t get_be32(const uint8_t *p)
 {
 	return (uint32_t)get_be16(p) << 16 | get_be16(p + 2);
 }
+static inline uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
 
 /* Tags are opaque: written and compared as raw host-order bytes. */
 static inline uint64_t get_tag(const uint8_t *iu)
@@ -121,7 +125,8 @@ struct login_req {
 	uint8_t ini[16];
 	uint8_t tgt[16];
 	uint16_t imm_off;
-	uint8_t pdata_len;
+	uint8_t rsvd[6];	/* bytes 50-55, reserved: 0 unless fuzzing */
+	uint8_t pdata_len;	/* 0..56 bytes of it sent */
 };
 
 struct iu {
@@ -182,6 +187,8 @@ bool dead(const struct conn *c);
 const char *death(const struct conn *c, char *buf, size_t len);
 void conn_close(struct conn *c);
 int conn_open(struct conn *c, const struct login_req *l);
+/* The 56-byte struct srp_login_req_rdma of @l. */
+void login_pdata(const struct login_req *l, uint8_t pd[56]);
 int login_ok(struct conn *c, const struct login_req *l);
 int send_iu(struct conn *c, const void *iu, uint32_t len, bool credit);
 struct iu *take_iu(struct conn *c, bool by_tag, uint64_t tag, int opcode);
