@@ -190,7 +190,7 @@ enum sit_key {
 	SIT_K_INITIATOR_ID, SIT_K_IT_IU_LEN, SIT_K_REQ_FLAGS, SIT_K_BUF_FMT,
 	SIT_K_OPCODE, SIT_K_PDATA_LEN, SIT_K_LUN, SIT_K_LBA, SIT_K_BLOCKS,
 	SIT_K_PATTERN, SIT_K_CM_TIMEOUT, SIT_K_MAX_CM_RETRIES, SIT_K_NO_RTU,
-	SIT_K_EARLY_IU, SIT_NR_KEYS
+	SIT_K_EARLY_IU, SIT_K_IMM_OFF, SIT_K_TAG, SIT_NR_KEYS
 };
 
 static const char * const sit_key_names[SIT_NR_KEYS] = {
@@ -205,7 +205,8 @@ static const char * const sit_key_names[SIT_NR_KEYS] = {
 	[SIT_K_LBA] = "lba", [SIT_K_BLOCKS] = "blocks",
 	[SIT_K_PATTERN] = "pattern", [SIT_K_CM_TIMEOUT] = "cm_timeout",
 	[SIT_K_MAX_CM_RETRIES] = "max_cm_retries", [SIT_K_NO_RTU] = "no_rtu",
-	[SIT_K_EARLY_IU] = "early_iu",
+	[SIT_K_EARLY_IU] = "early_iu", [SIT_K_IMM_OFF] = "imm_off",
+	[SIT_K_TAG] = "tag",
 };
 
 /**
@@ -240,6 +241,8 @@ struct sit_args {
  * @buf_fmt: REQ_BUF_FMT.
  * @req_flags: REQ_FLAGS (multichannel action in bits 1:0).
  * @opcode: opcode byte of the login request.
+ * @imm_off: IMM_DATA_OFFSET (SRP-2; ask with req_flags bit 0x80).
+ * @tag: tag of the login request.
  * @pdata_len: length of the REQ private data.
  * @cm_timeout: remote and local CM response timeout of the REQ.
  * @max_cm_retries: max CM retries of the REQ.
@@ -260,6 +263,8 @@ struct sit_login {
 	u16 buf_fmt;
 	u8 req_flags;
 	u8 opcode;
+	u16 imm_off;
+	u64 tag;
 	u8 pdata_len;
 	u8 cm_timeout;
 	u8 max_cm_retries;
@@ -954,6 +959,8 @@ static void sit_fill_login_req(const struct sit_login *lp, void *pdata)
 	req->req_it_iu_len = cpu_to_be32(lp->it_iu_len);
 	req->req_buf_fmt = cpu_to_be16(lp->buf_fmt);
 	req->req_flags = lp->req_flags;
+	req->imm_data_offset = cpu_to_be16(lp->imm_off);
+	req->tag = lp->tag;
 	memcpy(req->initiator_port_id, lp->initiator_id, 16);
 	sit_put_be(req->target_port_id, lp->id_ext, 8);
 	sit_put_be(req->target_port_id + 8, lp->ioc_guid, 8);
@@ -1574,6 +1581,7 @@ static int sit_gid(struct sit_args *a, enum sit_key k, union ib_gid *gid)
 static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 {
 	u64 port, gidx, iu, flags, fmt, op, plen, cmt, retries, no_rtu, early;
+	u64 imm;
 	int ret;
 
 	if (strscpy(lp->dev, a->val[SIT_K_DEV], sizeof(lp->dev)) < 0)
@@ -1594,6 +1602,8 @@ static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 		      SIT_MAX_CM_RETRIES, &retries) ?:
 	      sit_num(a, SIT_K_NO_RTU, 0, 1, &no_rtu) ?:
 	      sit_num(a, SIT_K_EARLY_IU, 0, 1, &early) ?:
+	      sit_num(a, SIT_K_IMM_OFF, 0, U16_MAX, &imm) ?:
+	      sit_num(a, SIT_K_TAG, 0, U64_MAX, &lp->tag) ?:
 	      sit_hex64(a, SIT_K_SERVICE_ID, &lp->service_id) ?:
 	      sit_hex64(a, SIT_K_ID_EXT, &lp->id_ext) ?:
 	      sit_hex64(a, SIT_K_IOC_GUID, &lp->ioc_guid) ?:
@@ -1616,6 +1626,7 @@ static int sit_parse_login(struct sit_args *a, struct sit_login *lp)
 	lp->req_flags = flags;
 	lp->buf_fmt = fmt;
 	lp->opcode = op;
+	lp->imm_off = imm;
 	lp->pdata_len = plen;
 	lp->cm_timeout = cmt;
 	lp->max_cm_retries = retries;
@@ -1715,7 +1726,8 @@ static int sit_run_close(struct sit_ch *ch, struct sit_args *a)
 			 SIT_KEY(REQ_FLAGS) | SIT_KEY(BUF_FMT) |	\
 			 SIT_KEY(OPCODE) | SIT_KEY(PDATA_LEN) |		\
 			 SIT_KEY(CM_TIMEOUT) | SIT_KEY(MAX_CM_RETRIES) |	\
-			 SIT_KEY(NO_RTU) | SIT_KEY(EARLY_IU))
+			 SIT_KEY(NO_RTU) | SIT_KEY(EARLY_IU) |		\
+			 SIT_KEY(IMM_OFF) | SIT_KEY(TAG))
 #define SIT_LOGIN_REQD	(SIT_KEY(DEV) | SIT_KEY(DGID) | SIT_KEY(SERVICE_ID) | \
 			 SIT_KEY(ID_EXT) | SIT_KEY(IOC_GUID) |		\
 			 SIT_KEY(INITIATOR_ID))
