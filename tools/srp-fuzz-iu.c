@@ -134,6 +134,8 @@ static int judge_disc(struct fz *f)
 {
 	int ret = wait_dead(&f->ch, true);
 
+	if (!ret)
+		ret = fz_canary_ok(f);
 	conn_close(&f->ch);
 	f->open = false;
 	return ret;
@@ -225,7 +227,9 @@ static void rw_cdb(struct fz *f, struct rng *r, struct cdbinfo *ci, bool sixteen
 	if (chance(r, 8)) {	/* past the end */
 		lba = f->blocks - below(r, nblk ? nblk : 1) +
 		      (chance(r, 50) ? below(r, 1u << 20) : 0);
-		ci->in_range = lba + nblk <= f->blocks;
+		/* LBA = capacity with 0 blocks is no error in SBC, yet LIO's
+		 * ramdisk fails it (08/00): only GOOD-or-not there. */
+		ci->in_range = lba + nblk <= f->blocks && lba < f->blocks;
 	}
 	ci->known = true;
 	ci->xfer = nblk * f->bs;
@@ -293,14 +297,14 @@ static void gen_desc(struct fz *f, struct rng *r, uint8_t *p, uint32_t len)
 	if (chance(r, 60))
 		off &= ~511u;
 	va = base + off;
-	if (k >= 84 && len) {
-		if (k < 90) {
+	if (k >= 94 && len) {
+		if (k < 96) {
 			rkey ^= 1 | (uint32_t)rnd(r);
-		} else if (k < 93) {
+		} else if (k < 97) {
 			va = base + FZ_DATA_LEN + below(r, 1u << 20);
-		} else if (k < 95) {
+		} else if (k < 98) {
 			va = base - len - below(r, 1u << 20);
-		} else if (k < 98) {	/* straddles the end, after the canary */
+		} else if (k < 99) {	/* straddles the end, after the canary */
 			va = base + FZ_DATA_LEN - between(r, 1, len < (512u << 10) ?
 							 len : 512u << 10);
 		} else {
@@ -852,12 +856,14 @@ static const struct {
 	unsigned int weight;
 	int (*fn)(struct fz *f, struct rng *r);
 } iu_cases[] = {
-	{ 70, case_cmd },
-	{ 6, case_opcode },
+	/* Cases that end the channel are rarer: reconnecting costs more
+	 * than ten cases on a live channel. */
+	{ 80, case_cmd },
+	{ 3, case_opcode },
 	{ 8, case_tsk_mgmt },
-	{ 3, case_unsolicited },
-	{ 3, case_logout },
-	{ 2, case_overflow },
+	{ 2, case_unsolicited },
+	{ 2, case_logout },
+	{ 1, case_overflow },
 	{ 5, case_dup_tag },
 	{ 1, case_over_credit },
 };

@@ -114,6 +114,7 @@ void desc(const char *fmt, ...)
 
 int fz_connect(struct fz *f)
 {
+	int64_t t0 = now_ms();
 	struct login_req l;
 	uint32_t i;
 
@@ -124,11 +125,14 @@ int fz_connect(struct fz *f)
 	g_data_len = FZ_DATA_LEN;
 	if (f->reconnects++ && g_verbose)
 		fprintf(stderr, "  reconnecting the IU channel\n");
+	/* The geometry of the LUN, once (it consumes a unit attention too,
+	 * which later cases take as well). */
 	if (login_ok(&f->ch, &l) ||
-	    read_capacity(&f->ch, &f->blocks, &f->bs)) {
+	    (!f->blocks && read_capacity(&f->ch, &f->blocks, &f->bs))) {
 		conn_close(&f->ch);
 		return -1;
 	}
+	f->connect_ms += now_ms() - t0;
 	for (i = 0; i < FZ_CANARY_LEN; i++)
 		f->ch.data[FZ_CANARY + i] = FZ_CANARY_BYTE(i);
 	f->open = true;
@@ -184,19 +188,16 @@ static void login_rules(const uint8_t *pd, unsigned int max_req,
 		w->reasons |= 1u << 0 | 1u << 2;
 	if (len > max_req)
 		w->reasons |= 1u << 2;
+	/* No format at all: nothing the spec forbids (commands without data
+	 * need none), nothing the target has to take either. */
 	if (fmt & ~6)
 		w->reasons |= 1u << 4;
 	if (memcmp(pd + 32, g_tgt_id, 16) || !ini_is_acl(pd + 16))
 		w->reasons |= 1u << 3;
-	/* No format at all: nothing the spec forbids (commands without data
-	 * need none), nothing the target has to take either. */
 	w->may_accept = !w->any_rej && !w->reasons;
-	if (!fmt && !w->any_rej && !w->reasons) {
+	w->must_accept = w->may_accept && fmt;
+	if (!fmt)
 		w->reasons |= 1u << 4;
-		w->may_accept = true;
-	} else {
-		w->must_accept = w->may_accept;
-	}
 	w->imm = (flags & 0x80) && imm >= 52 && imm < len;
 }
 
@@ -551,6 +552,7 @@ static int ibcm_plan(void)
 
 struct tally {
 	unsigned long login, iu, unexpected;
+	int64_t login_ms, iu_ms, probe_ms;	/* time spent in each */
 };
 
 static void report(unsigned long k, const char *what)
@@ -573,18 +575,22 @@ static void run_case(struct fz *f, unsigned long k, struct tally *t)
 {
 	struct rng r;
 	bool login;
+	int64_t t0;
 	int ret;
 
 	case_rng(&r, k);
 	login = g_family == FAM_LOGIN ||
-		(g_family == FAM_ALL && chance(&r, 15));
+		(g_family == FAM_ALL && chance(&r, 10));
 	g_desc[0] = g_why[0] = 0;
+	t0 = now_ms();
 	if (login) {
 		t->login++;
 		ret = login_case(f, &r);
+		t->login_ms += now_ms() - t0;
 	} else {
 		t->iu++;
 		ret = iu_case(f, &r);
+		t->iu_ms += now_ms() - t0;
 	}
 	if (ret) {
 		t->unexpected++;
@@ -598,12 +604,15 @@ static void run_probe(struct fz *f, unsigned long k, struct tally *t)
 {
 	struct rng r;
 
+	int64_t t0 = now_ms();
+
 	case_rng(&r, ~k);
 	desc("liveness probe after case %lu", k);
 	if (probe(f, &r)) {
 		t->unexpected++;
 		report(k, "probe");
 	}
+	t->probe_ms += now_ms() - t0;
 }
 
 static int fuzz(struct fz *f)
@@ -638,6 +647,10 @@ static int fuzz(struct fz *f)
 	printf("srp-fuzz: seed %" PRIu64 " cases %lu (login %lu, iu %lu) unexpected %lu, reconnects %lu, %.1fs\n",
 	       g_seed, t.login + t.iu, t.login, t.iu, t.unexpected,
 	       f->reconnects ? f->reconnects - 1 : 0, (now_ms() - t0) / 1000.0);
+	printf("srp-fuzz: login cases %.1fs (%.1f/s), iu cases %.1fs (%.1f/s, connecting %.1fs), probes %.1fs\n",
+	       t.login_ms / 1000.0, t.login_ms ? t.login * 1000.0 / t.login_ms : 0,
+	       t.iu_ms / 1000.0, t.iu_ms ? t.iu * 1000.0 / t.iu_ms : 0,
+	       f->connect_ms / 1000.0, t.probe_ms / 1000.0);
 	return t.unexpected ? 1 : 0;
 }
 

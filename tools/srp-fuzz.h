@@ -31,6 +31,7 @@ struct fz {
 	uint64_t blocks;		/* fuzz LUN: READ CAPACITY */
 	uint32_t bs;
 	unsigned long reconnects;
+	int64_t connect_ms;		/* time spent (re)connecting */
 	unsigned int max_req;		/* target's srp_max_req_size */
 };
 
