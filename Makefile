@@ -50,6 +50,17 @@ check-siw: deps modules tools
 	bash tools/build-siw.sh $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
 	bash tests/run.sh --siw
 
+# A longer pass of tests/19-fuzz-under-io.sh (not part of check):
+# make fuzz-long CASES=N [SEED=S] [IBCM_CASES=N]; the VM may take
+# FUZZ_VM_TIMEOUT seconds (default: 10 cases/s, 2 s an IB CM login, plus 10 minutes).
+CASES ?= 20000
+SEED ?= 1
+IBCM_CASES ?= 300
+FUZZ_VM_TIMEOUT ?= $(shell echo $$(( 600 + $(CASES) / 10 + 2 * $(IBCM_CASES) )))
+fuzz-long: deps modules tools
+	VM_TIMEOUT=$(FUZZ_VM_TIMEOUT) bash tools/vm.sh tests/19-fuzz-under-io.sh \
+		CASES=$(CASES) SEED=$(SEED) IBCM_CASES=$(IBCM_CASES)
+
 # User-space helpers the scenarios run inside the guest (it shares the
 # host's root, so they are built here): the raw SRP initiator.
 TOOLS_CFLAGS ?= -O2 -g -Wall -Wextra -Werror
@@ -103,5 +114,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client build/srp-fuzz build/srp-discover
 
-.PHONY: all deps modules modules-6.1 lint check check-siw unit fuzz demo clean tools ibcm-test
+.PHONY: all deps modules modules-6.1 lint check check-siw fuzz-long unit fuzz demo clean tools ibcm-test
 endif
