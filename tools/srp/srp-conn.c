@@ -415,6 +415,43 @@ void login_pdata(const struct login_req *l, uint8_t pd[56])
 	memcpy(pd + 50, l->rsvd, 6);
 }
 
+/* The LOGIN_RSP of an accepted login: what it grants, checked. */
+static int take_login_rsp(struct conn *c, const struct login_req *l)
+{
+	const uint8_t *r = c->pdata;
+
+	if (c->pdata_len < 52 || r[0] != SRP_LOGIN_RSP)
+		return failf("ESTABLISHED without SRP_LOGIN_RSP (%u bytes, opcode %#x)",
+			     c->pdata_len, c->pdata_len ? r[0] : 0);
+	c->req_lim = c->req_lim_init = c->req_lim_min = c->req_lim_max =
+		(int32_t)get_be32(r + 4);
+	c->max_it = get_be32(r + 16);
+	c->max_ti = get_be32(r + 20);
+	c->buf_fmt = get_be16(r + 24);
+	c->rsp_flags = r[26];
+	if (get_tag(r) != l->tag)
+		return failf("LOGIN_RSP tag %016" PRIx64 " does not echo %016" PRIx64,
+			     get_tag(r), l->tag);
+	if (c->req_lim < 1)
+		return failf("LOGIN_RSP grants %d credits", c->req_lim);
+	if (c->max_ti < 36 || c->max_ti > 65536)
+		return failf("LOGIN_RSP MAX_TI_IU_LEN %u", c->max_ti);
+	/*
+	 * Smaller than asked: ib_srp would only WARN and send what it asked
+	 * for; a target must reject instead. Larger is harmless (we never
+	 * send more than we asked for, except in iu-overflow).
+	 */
+	if (c->max_it < l->it_iu_len)
+		return failf("LOGIN_RSP MAX_IT_IU_LEN %u for a request of %u",
+			     c->max_it, l->it_iu_len);
+	if (c->rsp_flags & 0x80) {
+		if (!(l->flags & 0x80))
+			return failf("LOGIN_RSP grants immediate data that was not requested");
+		c->imm_off = l->imm_off;
+	}
+	return 0;
+}
+
 /*
  * Connect and log in. Return 1 when the target accepted the login (the
  * channel is ready), 0 when it rejected it (c->rej_status, c->pdata), -1 on
@@ -425,7 +462,6 @@ int conn_open(struct conn *c, const struct login_req *l)
 	struct ibv_qp_init_attr qa = { 0 };
 	struct rdma_conn_param cp = { 0 };
 	uint8_t pd[56] = { 0 };
-	const uint8_t *r;
 
 	memset(c, 0, sizeof(*c));
 	c->ech = rdma_create_event_channel();
@@ -481,37 +517,7 @@ int conn_open(struct conn *c, const struct login_req *l)
 	if (c->rejected)
 		return 0;
 
-	r = c->pdata;
-	if (c->pdata_len < 52 || r[0] != SRP_LOGIN_RSP)
-		return failf("ESTABLISHED without SRP_LOGIN_RSP (%u bytes, opcode %#x)",
-			     c->pdata_len, c->pdata_len ? r[0] : 0);
-	c->req_lim = c->req_lim_init = c->req_lim_min = c->req_lim_max =
-		(int32_t)get_be32(r + 4);
-	c->max_it = get_be32(r + 16);
-	c->max_ti = get_be32(r + 20);
-	c->buf_fmt = get_be16(r + 24);
-	c->rsp_flags = r[26];
-	if (get_tag(r) != l->tag)
-		return failf("LOGIN_RSP tag %016" PRIx64 " does not echo %016" PRIx64,
-			     get_tag(r), l->tag);
-	if (c->req_lim < 1)
-		return failf("LOGIN_RSP grants %d credits", c->req_lim);
-	if (c->max_ti < 36 || c->max_ti > 65536)
-		return failf("LOGIN_RSP MAX_TI_IU_LEN %u", c->max_ti);
-	/*
-	 * Smaller than asked: ib_srp would only WARN and send what it asked
-	 * for; a target must reject instead. Larger is harmless (we never
-	 * send more than we asked for, except in iu-overflow).
-	 */
-	if (c->max_it < l->it_iu_len)
-		return failf("LOGIN_RSP MAX_IT_IU_LEN %u for a request of %u",
-			     c->max_it, l->it_iu_len);
-	if (c->rsp_flags & 0x80) {
-		if (!(l->flags & 0x80))
-			return failf("LOGIN_RSP grants immediate data that was not requested");
-		c->imm_off = l->imm_off;
-	}
-	if (alloc_buffers(c))
+	if (take_login_rsp(c, l) || alloc_buffers(c))
 		return -1;
 	return 1;
 }
