@@ -350,7 +350,7 @@ enum srpt_pending {
  * @lio: @se_cmd was initialised with LIO
  * @close_after: close the channel once the response went (SRP_T_LOGOUT)
  * @pending: what the command waits for in ch->sq_wait or ch->rsp_wait
- * @entry: in ch->free_cmds, ch->sq_wait or ch->rsp_wait
+ * @entry: in ch->free_cmds, ch->sq_wait, ch->rsp_wait or ch->post_failed
  */
 struct srpt_cmd {
 	struct se_cmd		se_cmd;
@@ -425,6 +425,10 @@ struct srpt_cmd {
  *	order; they start before anything in @sq_wait (each gives a credit
  *	back, and a small send queue would otherwise hold them behind every
  *	queued RDMA READ)
+ * @post_failed: commands of which ib_post_send() took only the first work
+ *	requests: these may still touch the data buffers until the drain
+ *	flushed them, so the commands are failed only after that (under
+ *	@post_lock)
  * @sq_kicking: one context is starting the commands of @sq_wait
  * @sq_kick_again: resources came back while @sq_kicking; look again
  * @sq_wr_avail: free send queue slots
@@ -472,6 +476,7 @@ struct srpt_rdma_ch {
 	struct list_head		iu_wait;
 	struct list_head		sq_wait;
 	struct list_head		rsp_wait;
+	struct list_head		post_failed;
 	bool				sq_kicking;
 	bool				sq_kick_again;
 	atomic_t			sq_wr_avail;
@@ -578,6 +583,14 @@ enum srpt_res {
 
 /* srpt_stats.c: resource counters */
 void srpt_res_add(enum srpt_res res, long n);
+#ifdef CONFIG_FAULT_INJECTION
+bool srpt_fault_post_send(void);
+#else
+static inline bool srpt_fault_post_send(void)
+{
+	return false;
+}
+#endif
 void srpt_stats_init(void);
 void srpt_stats_exit(void);
 

@@ -571,6 +571,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	ch->state = SRPT_CH_NEW;
 	INIT_LIST_HEAD(&ch->iu_wait);
 	INIT_LIST_HEAD(&ch->sq_wait);
+	INIT_LIST_HEAD(&ch->post_failed);
 	INIT_LIST_HEAD(&ch->rsp_wait);
 	INIT_LIST_HEAD(&ch->free_cmds);
 	INIT_WORK(&ch->release_work, srpt_release_ch_work);

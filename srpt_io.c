@@ -422,19 +422,55 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Post @wr unless the channel drains; a real posting error is fatal. */
-static int srpt_post_send(struct srpt_rdma_ch *ch, const struct ib_send_wr *wr)
+/*
+ * ib_post_send(), or with fault injection (srpt_fault_post_send()) the
+ * first work request of a chain only, failing the rest.
+ */
+static int srpt_ib_post_send(struct ib_qp *qp, struct ib_send_wr *wr,
+			     const struct ib_send_wr **bad_wr)
 {
+	struct ib_send_wr *next = wr->next;
+	int ret;
+
+	if (!next || !srpt_fault_post_send())
+		return ib_post_send(qp, wr, bad_wr);
+	wr->next = NULL;
+	ret = ib_post_send(qp, wr, bad_wr);
+	wr->next = next;
+	if (ret)
+		return ret;
+	*bad_wr = next;
+	return -ENOMEM;
+}
+
+/*
+ * Post @wr unless the channel drains; a real posting error is fatal. If
+ * the chain @wr of @cmd was posted only in part (the work requests before
+ * the failing one are on the queue and may still move data), @cmd goes
+ * to ch->post_failed and srpt_ch_drain() fails it once the drain flushed
+ * them: return -EINPROGRESS then.
+ */
+static int srpt_post_send(struct srpt_rdma_ch *ch, struct ib_send_wr *wr,
+			  struct srpt_cmd *cmd)
+{
+	const struct ib_send_wr *bad_wr = NULL;
 	int ret = -ESHUTDOWN;
 
 	spin_lock_bh(&ch->post_lock);
-	if (READ_ONCE(ch->state) < SRPT_CH_DRAINING)
-		ret = ib_post_send(ch->qp, wr, NULL);
+	if (READ_ONCE(ch->state) < SRPT_CH_DRAINING) {
+		ret = srpt_ib_post_send(ch->qp, wr, &bad_wr);
+		if (ret && cmd && bad_wr && bad_wr != wr)
+			list_add_tail(&cmd->entry, &ch->post_failed);
+	}
 	spin_unlock_bh(&ch->post_lock);
 	if (ret && ret != -ESHUTDOWN) {
-		pr_warn_ratelimited("%s: ib_post_send failed: %d\n",
-				    ch->sess_name, ret);
+		pr_warn_ratelimited("%s: ib_post_send failed: %d%s\n",
+				    ch->sess_name, ret,
+				    cmd && bad_wr && bad_wr != wr ?
+				    " (chain posted in part)" : "");
 		srpt_close_ch(ch);
+		if (cmd && bad_wr && bad_wr != wr)
+			ret = -EINPROGRESS;
 	}
 	return ret;
 }
@@ -800,7 +836,7 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 		first = rdma_rw_ctx_wrs(&cmd->rw[i].rw, ch->qp, port,
 					first ? NULL : &cmd->read_cqe, first);
 post:
-	return srpt_post_send(ch, first);
+	return srpt_post_send(ch, first, cmd);
 }
 
 /* The response of @cmd was sent, or will never be: finish the command. */
@@ -893,7 +929,8 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 	ret = srpt_post_pending(cmd);
 	if (ret) {
 		srpt_sq_release(cmd);
-		srpt_pending_failed(cmd, -ESHUTDOWN);
+		if (ret != -EINPROGRESS)
+			srpt_pending_failed(cmd, -ESHUTDOWN);
 	}
 	return 0;
 }
@@ -1138,14 +1175,20 @@ void srpt_ch_go_live(struct srpt_rdma_ch *ch)
 void srpt_ch_drain(struct srpt_rdma_ch *ch)
 {
 	unsigned long flags;
+	LIST_HEAD(failed);
 
 	spin_lock_bh(&ch->post_lock);
 	srpt_ch_change_state(ch, SRPT_CH_DRAINING);
 	spin_unlock_bh(&ch->post_lock);
 	if (ch->qp)
 		ib_drain_qp(ch->qp);
+	/* Now nothing touches the buffers of ch->post_failed any more. */
+	spin_lock_bh(&ch->post_lock);
+	list_splice_init(&ch->post_failed, &failed);
+	spin_unlock_bh(&ch->post_lock);
 	spin_lock_irqsave(&ch->lock, flags);
 	INIT_LIST_HEAD(&ch->iu_wait);
+	list_splice(&failed, &ch->rsp_wait);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	srpt_sq_kick(ch);
 }

@@ -3,13 +3,20 @@
  * What the module holds right now, for leak checks: counts of channels,
  * LIO sessions and buffer bytes, kept by the files that allocate them and
  * readable in debugfs as /sys/kernel/debug/ib_srpt/resources ("name value"
- * per line). With no channel left every figure is 0. This file calls
- * nothing else of the module.
+ * per line). With no channel left every figure is 0.
+ *
+ * On kernels with CONFIG_FAULT_INJECTION_DEBUG_FS also the fault
+ * injection point /sys/kernel/debug/ib_srpt/fail_post_send (see
+ * Documentation/fault-injection): a chain of work requests is then posted
+ * only in part, as a full send queue of a real HCA can do.
+ *
+ * This file calls nothing else of the module.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/seq_file.h>
 
 #include "ib_srpt.h"
@@ -49,6 +56,32 @@ static int srpt_res_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_res);
 
+#ifdef CONFIG_FAULT_INJECTION
+static DECLARE_FAULT_ATTR(srpt_fail_post_send);
+
+/**
+ * srpt_fault_post_send() - should this post of a chain fail after its first
+ *	work request?
+ *
+ * Without CONFIG_FAULT_INJECTION an inline in ib_srpt.h says no.
+ *
+ * Return: true when the fail_post_send fault injection says so.
+ */
+bool srpt_fault_post_send(void)
+{
+	return should_fail(&srpt_fail_post_send, 1);
+}
+
+static void srpt_fault_init(struct dentry *dir)
+{
+	fault_create_debugfs_attr("fail_post_send", dir, &srpt_fail_post_send);
+}
+#else
+static void srpt_fault_init(struct dentry *dir)
+{
+}
+#endif
+
 /**
  * srpt_stats_init() - create /sys/kernel/debug/ib_srpt/resources
  *
@@ -59,6 +92,7 @@ void srpt_stats_init(void)
 	srpt_debugfs_dir = debugfs_create_dir("ib_srpt", NULL);
 	debugfs_create_file("resources", 0444, srpt_debugfs_dir, NULL,
 			    &srpt_res_fops);
+	srpt_fault_init(srpt_debugfs_dir);
 }
 
 /**
