@@ -99,8 +99,9 @@ static const char *srpt_port_event_name(enum ib_event_type type)
 /*
  * Port events: an SM that changed, lost state or asks clients to
  * re-register may have forgotten the port's capability mask - set the DM
- * capability again. Channels need nothing: their QPs report their own
- * errors, and logins look the GIDs up when they come.
+ * capability again. Channels need little: their QPs report their own
+ * errors, and logins look the GIDs up when they come; only releases that
+ * wait for a port that was down to send their DREQ learn that it is back.
  */
 static void srpt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 {
@@ -118,6 +119,8 @@ static void srpt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 	if (!what)
 		return;
 	pr_debug("%s port %u: %s\n", dev_name(&sdev->ib_dev->dev), p, what);
+	if (ev->event == IB_EVENT_PORT_ACTIVE)
+		srpt_port_active(&sdev->port[p - 1]);
 	srpt_dm_port_refresh(&sdev->port[p - 1]);
 }
 

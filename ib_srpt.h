@@ -109,6 +109,8 @@ struct srpt_port {
  * @event_handler: port events
  * @entry: in the device list logins look devices up in (srpt_ch.c);
  *	off it once removal has started
+ * @removing: removal has started: channel releases no longer wait for
+ *	a port of it to come back (srpt_ch.c)
  * @port_cnt: number of entries in @port
  * @port: per port state
  */
@@ -119,6 +121,7 @@ struct srpt_device {
 	struct ib_cm_id		*cm_id;
 	struct ib_event_handler	event_handler;
 	struct list_head	entry;
+	bool			removing;
 	u32			port_cnt;
 	struct srpt_port	port[] __counted_by(port_cnt);
 };
@@ -530,6 +533,7 @@ void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch);
 void srpt_cm_closed(struct srpt_rdma_ch *ch, const char *why);
 void srpt_dev_register(struct srpt_device *sdev);
 void srpt_dev_unregister(struct srpt_device *sdev);
+void srpt_port_active(struct srpt_port *sport);
 void srpt_tport_register(struct srpt_tport *tport);
 void srpt_tport_unregister(struct srpt_tport *tport);
 int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);

@@ -265,7 +265,21 @@ void srpt_dev_unregister(struct srpt_device *sdev)
 	mutex_lock(&srpt_mutex);
 	list_del_init(&sdev->entry);
 	mutex_unlock(&srpt_mutex);
+	/* Releases waiting for a port of it to come back wait no more. */
+	WRITE_ONCE(sdev->removing, true);
+	wake_up_all(&srpt_ch_waitq);
 	srpt_close_and_wait(srpt_ch_of_dev, sdev);
+}
+
+/**
+ * srpt_port_active() - a port came up: releases that wait for it go on
+ * @sport: the port
+ *
+ * Context: any (the device's event handler).
+ */
+void srpt_port_active(struct srpt_port *sport)
+{
+	wake_up_all(&srpt_ch_waitq);
 }
 
 /*
@@ -273,6 +287,26 @@ void srpt_dev_unregister(struct srpt_device *sdev)
  * for the RTU, so that it can end the connection with a DREQ.
  */
 #define SRPT_RTU_WAIT	(5 * HZ)
+
+/*
+ * How long the release of a channel whose port is down waits for the port
+ * before it ends the connection all the same.
+ */
+#define SRPT_PORT_WAIT	(10 * HZ)
+
+/* @ch's port can carry a CM message (or never will again). */
+static bool srpt_ch_port_usable(struct srpt_rdma_ch *ch)
+{
+	struct srpt_port *sport = ch->sport;
+	enum ib_port_state state;
+
+	if (READ_ONCE(sport->sdev->removing))
+		return true;
+	if (ib_get_cached_port_state(sport->sdev->ib_dev, sport->port_num,
+				     &state))
+		return true;
+	return state == IB_PORT_ACTIVE;
+}
 
 /* The connection of @ch got established or failed: see srpt_cm_end(). */
 static void srpt_cm_settle(struct srpt_rdma_ch *ch)
@@ -289,6 +323,12 @@ static void srpt_cm_settle(struct srpt_rdma_ch *ch)
  * whose other end is gone until its commands time out. So wait for the
  * RTU (or the CM giving up), then send the DREQ; an initiator that never
  * answers only delays the release by SRPT_RTU_WAIT.
+ *
+ * A CM message sent while the port is down is lost - and on soft-RoCE it
+ * also moves the port's GSI QP to the error state for good, so that no
+ * login reaches the port any more until the device is added again. So a
+ * channel whose port went down (the usual reason its QP failed) waits
+ * for the port, at most SRPT_PORT_WAIT, before its DREQ.
  */
 static void srpt_cm_end(struct srpt_rdma_ch *ch)
 {
@@ -296,6 +336,10 @@ static void srpt_cm_end(struct srpt_rdma_ch *ch)
 				SRPT_RTU_WAIT))
 		pr_debug("%s: no RTU; rejecting the connection\n",
 			 ch->sess_name);
+	if (!wait_event_timeout(srpt_ch_waitq, srpt_ch_port_usable(ch),
+				SRPT_PORT_WAIT))
+		pr_debug("%s: port %u still down; disconnecting\n",
+			 ch->sess_name, ch->sport->port_num);
 	ch->cm_ops->disconnect(ch);
 }
 
