@@ -19,6 +19,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include "ib_srpt.h"
@@ -294,18 +295,44 @@ void srpt_port_active(struct srpt_port *sport)
  */
 #define SRPT_PORT_WAIT	(10 * HZ)
 
+/*
+ * The network device under a RoCE port is up. Asked apart from the port
+ * state, which follows it late: transmits (and so QPs) fail as soon as
+ * the network device stops running, before the port goes down.
+ */
+static bool srpt_roce_link_up(struct ib_device *dev, u32 port)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	bool up = false;
+
+	attr = rdma_get_gid_attr(dev, port, 0);
+	if (IS_ERR(attr))
+		return false;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (!IS_ERR(ndev))
+		up = netif_running(ndev) && netif_carrier_ok(ndev);
+	rcu_read_unlock();
+	rdma_put_gid_attr(attr);
+	return up;
+}
+
 /* @ch's port can carry a CM message (or never will again). */
 static bool srpt_ch_port_usable(struct srpt_rdma_ch *ch)
 {
 	struct srpt_port *sport = ch->sport;
+	struct ib_device *dev = sport->sdev->ib_dev;
 	enum ib_port_state state;
 
 	if (READ_ONCE(sport->sdev->removing))
 		return true;
-	if (ib_get_cached_port_state(sport->sdev->ib_dev, sport->port_num,
-				     &state))
+	if (ib_get_cached_port_state(dev, sport->port_num, &state))
 		return true;
-	return state == IB_PORT_ACTIVE;
+	if (state != IB_PORT_ACTIVE)
+		return false;
+	return !rdma_protocol_roce(dev, sport->port_num) ||
+	       srpt_roce_link_up(dev, sport->port_num);
 }
 
 /* The connection of @ch got established or failed: see srpt_cm_end(). */
