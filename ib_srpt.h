@@ -444,6 +444,8 @@ struct srpt_cmd {
  * @sess: LIO session
  * @entry: in srpt_ch_list
  * @release_work: tears the channel down
+ * @rtu_timeout: closes an accepted channel whose connection did not get
+ *	established in time (srpt_ch.c)
  */
 struct srpt_rdma_ch {
 	struct srpt_port		*sport;
@@ -492,6 +494,7 @@ struct srpt_rdma_ch {
 	struct se_session		*sess;
 	struct list_head		entry;
 	struct work_struct		release_work;
+	struct delayed_work		rtu_timeout;
 };
 
 /* srpt_cmd.c: SRP requests and the LIO fabric callbacks of commands */

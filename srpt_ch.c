@@ -370,10 +370,33 @@ static void srpt_cm_end(struct srpt_rdma_ch *ch)
 	ch->cm_ops->disconnect(ch);
 }
 
+/*
+ * How long an accepted login may take to get its connection established.
+ * An initiator's CM that answers the REP with an MRA (the RDMA/CM does for
+ * user-space consumers that have not accepted yet) makes ours wait about
+ * 70 s before each of up to 15 REP retries: a login that never completes
+ * would hold its channel and buffers for a quarter of an hour.
+ */
+#define SRPT_RTU_TIMEOUT	(60 * HZ)
+
+static void srpt_rtu_timeout_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
+					       struct srpt_rdma_ch, rtu_timeout);
+
+	if (READ_ONCE(ch->cm_settled))
+		return;
+	pr_info_ratelimited("%s: connection not established %u s after the login response; closing the channel\n",
+			    ch->sess_name, SRPT_RTU_TIMEOUT / HZ);
+	srpt_close_ch(ch);
+}
+
 static void srpt_release_ch_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
 					       release_work);
+
+	cancel_delayed_work_sync(&ch->rtu_timeout);
 
 	/*
 	 * Drain first: on siw a graceful disconnect of a QP whose connection
@@ -646,6 +669,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	INIT_LIST_HEAD(&ch->rsp_wait);
 	INIT_LIST_HEAD(&ch->free_cmds);
 	INIT_WORK(&ch->release_work, srpt_release_ch_work);
+	INIT_DELAYED_WORK(&ch->rtu_timeout, srpt_rtu_timeout_work);
 	memcpy(ch->i_port_id, lc->lg.i_port_id, 16);
 	memcpy(ch->t_port_id, lc->lg.t_port_id, 16);
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
@@ -773,6 +797,8 @@ int srpt_login(struct srpt_login_ctx *lc)
 	}
 	if (!ch)
 		return -ECONNREFUSED;
+	if (!reason)
+		schedule_delayed_work(&ch->rtu_timeout, SRPT_RTU_TIMEOUT);
 	srpt_ch_setup_done(ch, !reason);
 	return 0;
 }
