@@ -36,6 +36,45 @@ modules-6.1:
 	cp $$(git ls-files '*.c' '*.h' | grep -v /) Makefile Kconfig $(KO61)/
 	$(MAKE) -C $(KDIR61) M=$(CURDIR)/$(KO61) CONFIG_INFINIBAND_SRPT=m modules
 
+# The debug kernel (KASAN, lockdep, kmemleak, ...) of check-debug: built
+# once per machine by tools/build-debug-kernel.sh (cached in
+# /var/tmp/ib_srpt-debug-kernel), then ib_srpt.ko and the IB CM test module
+# for it in build/ko/<release>/ and build/ibcm-test/<release>/.
+modules-debug:
+	@dbg=$$(bash tools/build-debug-kernel.sh) && rel=$$(cat $$dbg/release) && \
+	out=build/ko/$$rel && rm -rf $$out && mkdir -p $$out && \
+	cp $$(git ls-files '*.c' '*.h' | grep -v /) Makefile Kconfig $$out/ && \
+	$(MAKE) -C $$dbg/linux M=$(CURDIR)/$$out CONFIG_INFINIBAND_SRPT=m modules && \
+	KDIR=$$dbg/linux bash tools/ibcm-test/build.sh $$rel >/dev/null
+
+# Every scenario of check on the debug kernel; fails on any KASAN, lockdep,
+# DEBUG_OBJECTS, list corruption or kmemleak report (not part of check:
+# takes about 3 times as long).
+check-debug: deps modules-debug tools
+	bash tests/run.sh --debug
+
+# The fault scenario again and again (not part of check): make faults
+# [REPEAT=20] [CYCLES=100] [FAULTS=a,b] [KVER=6.12|6.1|debug]; about 4.5
+# minutes a round on the Debian kernel.
+REPEAT ?= 20
+CYCLES ?= 100
+FAULTS ?= all
+KVER ?= 6.12
+faults: deps $(if $(filter debug,$(KVER)),modules-debug,modules) $(if $(filter 6.1,$(KVER)),modules-6.1) tools
+	VM_TIMEOUT=$$(( 600 + $(REPEAT) * $(if $(filter debug,$(KVER)),1800,600) )) bash tools/vm.sh --kver $(KVER) \
+		tests/20-faults-under-io.sh REPEAT=$(REPEAT) CYCLES=$(CYCLES) FAULTS=$(FAULTS)
+
+# The soak (tests/soak.sh, not part of check): make soak HOURS=N [SEED=S]
+# mixes the wire fuzzer, every fault of tests/20 and 21 and verified fio
+# for N hours (fractions allowed) on the debug kernel and ends with a
+# one-line summary; SOAK_KVER=6.12 runs it on the Debian kernel instead.
+HOURS ?= 1
+SOAK_KVER ?= debug
+SOAK_VM_TIMEOUT = $(shell awk 'BEGIN { printf "%d", $(HOURS) * 3600 + 1800 }')
+soak: deps $(if $(filter debug,$(SOAK_KVER)),modules-debug,modules) tools
+	VM_TIMEOUT=$(SOAK_VM_TIMEOUT) bash tools/vm.sh --kver $(SOAK_KVER) tests/soak.sh \
+		HOURS=$(HOURS) SEED=$(SEED)
+
 # Both kernels, W=1 and sparse: what must stay warning-free.
 lint:
 	bash tools/lint.sh
@@ -51,14 +90,16 @@ check-siw: deps modules tools
 	bash tests/run.sh --siw
 
 # A longer pass of tests/19-fuzz-under-io.sh (not part of check):
-# make fuzz-long CASES=N [SEED=S] [IBCM_CASES=N]; the VM may take
-# FUZZ_VM_TIMEOUT seconds (default: 10 cases/s, 2 s an IB CM login, plus 10 minutes).
+# make fuzz-long CASES=N [SEED=S] [IBCM_CASES=N] [FUZZ_KVER=debug]; the VM
+# may take FUZZ_VM_TIMEOUT seconds (default: 10 cases/s, 2 s an IB CM
+# login, plus 10 minutes; 4 times that on the debug kernel).
 CASES ?= 20000
 SEED ?= 1
 IBCM_CASES ?= 300
-FUZZ_VM_TIMEOUT ?= $(shell echo $$(( 600 + $(CASES) / 10 + 2 * $(IBCM_CASES) )))
-fuzz-long: deps modules tools
-	VM_TIMEOUT=$(FUZZ_VM_TIMEOUT) bash tools/vm.sh tests/19-fuzz-under-io.sh \
+FUZZ_KVER ?= 6.12
+FUZZ_VM_TIMEOUT ?= $(shell echo $$(( (600 + $(CASES) / 10 + 2 * $(IBCM_CASES)) * $(if $(filter debug,$(FUZZ_KVER)),4,1) )))
+fuzz-long: deps $(if $(filter debug,$(FUZZ_KVER)),modules-debug,modules) tools
+	VM_TIMEOUT=$(FUZZ_VM_TIMEOUT) bash tools/vm.sh --kver $(FUZZ_KVER) tests/19-fuzz-under-io.sh \
 		CASES=$(CASES) SEED=$(SEED) IBCM_CASES=$(IBCM_CASES)
 
 # User-space helpers the scenarios run inside the guest (it shares the
@@ -114,5 +155,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client build/srp-fuzz build/srp-discover
 
-.PHONY: all deps modules modules-6.1 lint check check-siw fuzz-long unit fuzz demo clean tools ibcm-test
+.PHONY: all deps modules modules-6.1 modules-debug lint check check-debug check-siw faults soak fuzz-long unit fuzz demo clean tools ibcm-test
 endif

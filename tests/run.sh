@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run the SRP target scenarios, one test VM each (tools/vm.sh).
 #
-#   tests/run.sh [--stock] [--siw] [--kver 6.12|6.1] [NAME...]
+#   tests/run.sh [--stock] [--siw] [--kver 6.12|6.1] [--debug] [NAME...]
 #
 # NAME selects scenarios by substring (e.g. "03" or "xfs").  With --stock (or
 # STOCK=1) Debian's own ib_srpt is tested instead of ./ib_srpt.ko; scenarios
@@ -9,7 +9,10 @@
 # "# ours: skip <reason>" the other way round).  With --siw (or
 # TRANSPORT=siw) the guests use soft-iWARP instead of soft-RoCE (siw.ko from
 # tools/build-siw.sh); "# siw: skip <reason>" skips a scenario there.
-# Logs: build/logs/<name>[-stock][-siw][-<kver>]/.
+# With --debug the guests run the debug kernel (make modules-debug; KASAN,
+# lockdep, kmemleak: any report fails the scenario) and get 3 times the
+# time; "# release: skip <reason>" marks a scenario that runs there only
+# (it needs fault injection).  Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug]/.
 # Ends with "N passed, N failed[, N skipped]"; exit 1 if anything failed.
 set -uo pipefail
 
@@ -23,14 +26,15 @@ while [ $# -gt 0 ]; do
 	--stock) STOCK=1; shift ;;
 	--siw) TRANSPORT=siw; shift ;;
 	--kver) vmargs+=(--kver "$2"); shift 2 ;;
-	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+	--debug) vmargs+=(--debug); DEBUG=1; shift ;;
+	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
 	*) filters+=("$1"); shift ;;
 	esac
 done
 [ "$STOCK" = 1 ] && vmargs+=(--stock)
 export STOCK TRANSPORT
 # A scenario takes 0.5-2 min in the VM; a hung one is killed after this.
-export VM_TIMEOUT=${VM_TIMEOUT:-480}
+export VM_TIMEOUT=${VM_TIMEOUT:-$(( ${DEBUG:-0} ? 1440 : 480 ))}
 
 if [ "$STOCK" != 1 ] && [ ! -f "$TOP/ib_srpt.ko" ]; then
 	echo "run.sh: $TOP/ib_srpt.ko not built (run make, or use --stock)" >&2
@@ -53,6 +57,9 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 	fi
 	if [ -z "$why" ] && [ "$TRANSPORT" = siw ]; then
 		why=$(sed -n 's/^# siw: skip *//p' "$t" | head -n1)
+	fi
+	if [ -z "$why" ] && [ "${DEBUG:-0}" != 1 ]; then
+		why=$(sed -n 's/^# release: skip *//p' "$t" | head -n1)
 	fi
 	if [ -n "$why" ]; then
 		echo "SKIP $name ($why)"

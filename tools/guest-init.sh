@@ -36,11 +36,20 @@ SCRIPT=
 STOCK=0
 TRANSPORT=rxe
 MODDIR=
+KMODROOT=
 GUEST_TIMEOUT=840
 ARGS=()
 # shellcheck disable=SC1091
 . "$RESULTS/job.env"
 export STOCK TRANSPORT MODDIR
+# A kernel that is not installed on the host (the debug kernel) brings its
+# module tree along; the overlay makes the link writable for our modules.
+if [ -n "$KMODROOT" ] && [ ! -e "/lib/modules/$(uname -r)" ]; then
+	ln -s "$KMODROOT" "/lib/modules/$(uname -r)"
+fi
+# kmemleak: forget what boot left behind; scanned after the script.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+[ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
 
 echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK, transport=$TRANSPORT)"
 cd /tmp || exit 1
@@ -67,6 +76,13 @@ else
 fi
 echo "guest: $SCRIPT finished rc=$rc after $(( $(date +%s) - start ))s"
 
+if [ -w $KMEMLEAK ]; then
+	# Objects younger than 5 s are not reported; two scans settle it.
+	sleep 6
+	echo scan >$KMEMLEAK; echo scan >$KMEMLEAK
+	cat $KMEMLEAK >"$RESULTS/kmemleak.txt"
+	echo "guest: kmemleak: $(grep -c '^unreferenced object' "$RESULTS/kmemleak.txt") report(s)"
+fi
 sync
 dmesg >"$RESULTS/dmesg.txt" 2>&1
 echo "$rc" >"$RESULTS/rc"

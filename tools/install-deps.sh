@@ -1,5 +1,6 @@
 #!/bin/bash
-# Install everything the build, the demo and the tests need (idempotent).
+# Install everything the build, the demo and the tests need (idempotent);
+# flex..libssl-dev build the debug guest kernel (tools/build-debug-kernel.sh).
 set -euo pipefail
 PKGS=(build-essential sparse
       linux-image-6.12-amd64 linux-headers-6.12-amd64
@@ -10,7 +11,8 @@ PKGS=(build-essential sparse
       targetcli-fb python3-rtslib-fb dbus
       fio sg3-utils lsscsi xfsprogs e2fsprogs dmsetup iproute2 nvme-cli
       shellcheck
-      clang libclang-rt-14-dev)
+      clang libclang-rt-14-dev
+      flex bison bc libelf-dev libssl-dev)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -13,10 +13,12 @@
 set -euo pipefail
 KREL=$1 OUT=$2
 shift 2
-src=/lib/modules/$KREL
+# MODSRC: the kernel's module tree when it is not installed here (the debug
+# kernel's, see tools/build-debug-kernel.sh).
+src=${MODSRC:-/lib/modules/$KREL}
 [ -d "$src/kernel" ] || { echo "prep-modules: no $src (tools/install-deps.sh)" >&2; exit 1; }
 
-stamp=$(sha256sum "$@" | sha256sum | cut -c1-16)
+stamp=$( { sha256sum "$@"; echo "$src"; } | sha256sum | cut -c1-16)
 [ -f "$OUT/.stamp" ] && [ "$(cat "$OUT/.stamp")" = "$stamp" ] && exit 0
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/prep-modules.XXXXXX")

@@ -2,8 +2,8 @@
 # Boot a throw-away qemu (TCG) guest running a Debian kernel, run one guest
 # script from this project inside it and return that script's exit code.
 #
-#   tools/vm.sh [--stock] [--siw] [--kver 6.12|6.1] [--timeout SECS]
-#               [--logdir DIR] <guest-script> [args...]
+#   tools/vm.sh [--stock] [--siw] [--kver 6.12|6.1|debug] [--debug]
+#               [--timeout SECS] [--logdir DIR] <guest-script> [args...]
 #
 # The guest sees the host's / read-only (virtio-9p) under a tmpfs overlay, the
 # project read-only at /mnt/project and a writable results dir at
@@ -12,9 +12,13 @@
 # when the kernel log shows a WARNING/BUG/Oops/hung task/... splat, or when
 # the guest times out.  --siw: soft-iWARP (siw, built on the host by
 # tools/build-siw.sh and shipped into the guest) instead of soft-RoCE.
+# --debug (= --kver debug): the debug kernel of tools/build-debug-kernel.sh
+# (KASAN, lockdep, kmemleak, ...; build ib_srpt.ko for it with `make
+# modules-debug`, siw is part of it); the guest then scans for kmemleak
+# reports after the script, and any report fails the run.
 #
 # Environment: STOCK=1 (same as --stock), TRANSPORT=rxe|siw (--siw), KVER,
-# VM_TIMEOUT, VM_MEM (2G), VM_SMP (2), VM_VERBOSE=1 (echo the guest console
+# VM_TIMEOUT, VM_MEM (2G; 3G with --debug), VM_SMP (2), VM_VERBOSE=1 (echo the guest console
 # live), SRPT_KO=<path> (test that build of ib_srpt.ko instead, e.g. one
 # without a fix, to see a scenario fail).
 set -euo pipefail
@@ -30,9 +34,10 @@ while [ $# -gt 0 ]; do
 	--stock) STOCK=1; shift ;;
 	--siw) TRANSPORT=siw; shift ;;
 	--kver) KVER=$2; shift 2 ;;
+	--debug) KVER=debug; shift ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--logdir) LOGDIR=$2; shift 2 ;;
-	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -52,12 +57,23 @@ case $script_abs in
 *) echo "vm.sh: $SCRIPT must live inside $TOP (shared into the guest)" >&2; exit 2 ;;
 esac
 
-# Pick the kernel: the newest installed /boot/vmlinuz-<KVER>.*
-KREL=
-for f in /boot/vmlinuz-"$KVER".*; do
-	[ -e "$f" ] && KREL=${f#/boot/vmlinuz-}
-done
-[ -n "$KREL" ] || { echo "vm.sh: no /boot/vmlinuz-$KVER.* (run tools/install-deps.sh)" >&2; exit 2; }
+# Pick the kernel: the newest installed /boot/vmlinuz-<KVER>.*, or the
+# debug kernel with its own module tree (MODSRC, also linked into the
+# guest's /lib/modules).
+KREL="" KIMAGE="" MODSRC=""
+if [ "$KVER" = debug ]; then
+	dbg=$("$TOP/tools/build-debug-kernel.sh" --print-only) ||
+		{ echo "vm.sh: build the debug kernel first (make modules-debug)" >&2; exit 2; }
+	KREL=$(cat "$dbg/release")
+	KIMAGE=$dbg/linux/arch/x86/boot/bzImage
+	MODSRC=$dbg/root/lib/modules/$KREL
+else
+	for f in /boot/vmlinuz-"$KVER".*; do
+		[ -e "$f" ] && KREL=${f#/boot/vmlinuz-}
+	done
+	[ -n "$KREL" ] || { echo "vm.sh: no /boot/vmlinuz-$KVER.* (run tools/install-deps.sh)" >&2; exit 2; }
+	KIMAGE=/boot/vmlinuz-$KREL
+fi
 
 name=$(basename "$SCRIPT_REL" .sh)
 [ "$STOCK" = 1 ] && name="$name-stock"
@@ -81,21 +97,23 @@ mods=()
 MODDIR=build/modules/$KREL
 if [ "$STOCK" != 1 ]; then
 	ko=${SRPT_KO:-$TOP/build/ko/$KREL/ib_srpt.ko}
-	[ -f "$ko" ] || ko=$TOP/ib_srpt.ko
+	[ -f "$ko" ] || [ "$KVER" = debug ] || ko=$TOP/ib_srpt.ko
+	[ -f "$ko" ] || [ "$KVER" != debug ] ||
+		{ echo "vm.sh: no $ko (make modules-debug)" >&2; exit 2; }
 	[ "${ko##*/}" = ib_srpt.ko ] ||
 		{ echo "vm.sh: $ko: the module file must be named ib_srpt.ko" >&2; exit 2; }
 	if [ -f "$ko" ]; then mods+=("$ko"); fi
 else
 	MODDIR+=-stock
 fi
-if [ "$TRANSPORT" = siw ]; then
+if [ "$TRANSPORT" = siw ] && [ -z "$MODSRC" ]; then
 	siw=$("$TOP/tools/build-siw.sh" "$KREL") ||
 		{ echo "vm.sh: cannot build siw.ko for $KREL" >&2; exit 2; }
 	mods+=("$siw")
 	MODDIR+=-siw
 fi
 if [ ${#mods[@]} -gt 0 ]; then
-	"$TOP/tools/prep-modules.sh" "$KREL" "$TOP/$MODDIR" "${mods[@]}" ||
+	MODSRC=$MODSRC "$TOP/tools/prep-modules.sh" "$KREL" "$TOP/$MODDIR" "${mods[@]}" ||
 		{ echo "vm.sh: cannot prepare the module index" >&2; exit 2; }
 fi
 
@@ -105,6 +123,7 @@ fi
 	printf 'STOCK=%q\n' "$STOCK"
 	printf 'TRANSPORT=%q\n' "$TRANSPORT"
 	printf 'MODDIR=%q\n' "$MODDIR"
+	printf 'KMODROOT=%q\n' "$MODSRC"
 	# The guest gives up a bit before the host kills it, so that it can
 	# still dump the blocked tasks and dmesg.
 	printf 'GUEST_TIMEOUT=%q\n' "$(( TIMEOUT > 120 ? TIMEOUT - 60 : TIMEOUT * 3 / 4 ))"
@@ -117,11 +136,16 @@ CONSOLE=$LOGDIR/console.log
 cmdline="console=ttyS0,115200 panic=-1 loglevel=4 printk.time=1"
 cmdline+=" sysctl.kernel.hung_task_timeout_secs=60 sysctl.kernel.hung_task_warnings=-1"
 cmdline+=" softlockup_panic=0 rdinit=/init"
+# Debug kernel: SLUB checks on every cache, caches not merged (so that
+# /proc/slabinfo counts are per cache); PCI interrupts not routed by ACPI,
+# whose _PRT loops run into their 30 s timeout three times under KASAN
+# and lockdep in TCG (boot to /init: 111 s, with pci=noacpi 16 s).
+[ "$KVER" = debug ] && cmdline+=" slub_debug=FZP slab_nomerge pci=noacpi"
 
 # shellcheck disable=SC2054  # the commas are qemu option syntax
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
-      -m "${VM_MEM:-2G}" -smp "${VM_SMP:-2}" -nic none -nographic -no-reboot
-      -kernel "/boot/vmlinuz-$KREL" -initrd "$INITRD" -append "$cmdline"
+      -m "${VM_MEM:-$([ "$KVER" = debug ] && echo 3G || echo 2G)}" -smp "${VM_SMP:-2}" -nic none -nographic -no-reboot
+      -kernel "$KIMAGE" -initrd "$INITRD" -append "$cmdline"
       -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
       -virtfs "local,path=$TOP,mount_tag=project,security_model=none,readonly=on,multidevs=remap"
       -virtfs "local,path=$LOGDIR,mount_tag=results,security_model=none,multidevs=remap")
@@ -137,12 +161,28 @@ set +e
 		flock 9
 		echo "vm.sh: got the VM lock after $(( $(date +%s) - start ))s" >&2
 	fi
+	timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null >"$CONSOLE" 2>&1 &
+	qpid=$!
 	if [ "${VM_VERBOSE:-0}" = 1 ]; then
-		timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tee "$CONSOLE"
-	else
-		timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null >"$CONSOLE" 2>&1
+		tail -n +1 -f --pid=$qpid "$CONSOLE" &
 	fi
-	exit "${PIPESTATUS[0]}"
+	# A guest that has its result but does not power off (a hung device
+	# shutdown: ib_srp waiting for a dead channel, say) is stopped.
+	while kill -0 $qpid 2>/dev/null; do
+		if [ -s "$LOGDIR/rc" ]; then
+			for _ in $(seq 60); do
+				kill -0 $qpid 2>/dev/null || break
+				sleep 0.5
+			done
+			if kill -0 $qpid 2>/dev/null; then
+				echo "vm.sh: the guest did not power off 30 s after its result; stopped" >&2
+				kill $qpid
+			fi
+			break
+		fi
+		sleep 1
+	done
+	wait $qpid
 )
 qrc=$?
 set -e
@@ -169,13 +209,19 @@ fi
 # console also carries the scenario's own output, so prefer dmesg).
 klog=$LOGDIR/dmesg.txt
 [ -s "$klog" ] || klog=$CONSOLE
-bad='WARNING:|BUG:|Oops|blocked for more than|general protection|KASAN|UBSAN|refcount_t|list_del corruption|list_add corruption|Kernel panic|soft lockup|hard LOCKUP|RCU stall|rcu_sched self-detected|stack-protector'
+bad='WARNING:|BUG:|Oops|ODEBUG:|still held|blocked for more than|general protection|KASAN|UBSAN|refcount_t|list_del corruption|list_add corruption|Kernel panic|soft lockup|hard LOCKUP|RCU stall|rcu_sched self-detected|stack-protector'
 if grep -E "$bad" "$klog" >"$LOGDIR/splats.txt" 2>/dev/null; then
 	echo "vm.sh: kernel splat in the guest log:" >&2
 	head -n 20 "$LOGDIR/splats.txt" >&2
 	[ "$rc" = 0 ] && rc=126
 else
 	rm -f "$LOGDIR/splats.txt"
+fi
+# kmemleak (debug kernel): the guest scanned after the script.
+if [ -s "$LOGDIR/kmemleak.txt" ]; then
+	echo "vm.sh: kmemleak reports $(grep -c '^unreferenced object' "$LOGDIR/kmemleak.txt") leak(s):" >&2
+	head -n 30 "$LOGDIR/kmemleak.txt" >&2
+	[ "$rc" = 0 ] && rc=127
 fi
 echo "vm.sh: $SCRIPT_REL rc=$rc (${secs}s)" >&2
 exit "$rc"

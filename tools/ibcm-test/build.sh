@@ -2,15 +2,16 @@
 # Build srp_ibcm_test.ko for kernel release KREL out of the source tree:
 #   tools/ibcm-test/build.sh KREL [make options, e.g. W=1]
 # copies the sources to build/ibcm-test/KREL/ (relative to the repository
-# root), builds there against /usr/src/linux-headers-KREL and prints the
-# path of the module.
+# root), builds there against /usr/src/linux-headers-KREL (or the tree in
+# $KDIR) and prints the path of the module.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 KREL [make options]" >&2; exit 2; }
 krel=$1
 shift
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$src/../.." && pwd)
-kdir=/usr/src/linux-headers-$krel
+# KDIR: a kernel tree to build against instead (the debug kernel's).
+kdir=${KDIR:-/usr/src/linux-headers-$krel}
 out=$top/build/ibcm-test/$krel
 [ -d "$kdir" ] || { echo "$0: no $kdir" >&2; exit 1; }
 mkdir -p "$out"
