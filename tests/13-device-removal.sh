@@ -113,11 +113,7 @@ for ((r = 1; r <= REPEAT; r++)); do
 	[ -z "$(klog_splats)" ] || fail "round $r: kernel splat: $(klog_splats | head -n 3)"
 
 	log "rdma link add $HCA0"
-	rdma link add "$HCA0" type "$TRANSPORT" netdev veth0 || fail "round $r: rdma link add $HCA0"
-	wait_for 20 grep -q ACTIVE "/sys/class/infiniband/$HCA0/ports/1/state" ||
-		fail "round $r: $HCA0 port not active again"
-	[ "$(gid_hex "/sys/class/infiniband/$HCA0/ports/1/gids/0")" = "$TGT_GID" ] ||
-		fail "round $r: $HCA0 came back with another GID"
+	why=$(hca0_add) || fail "round $r: $why"
 	dev=$(srp_login) || fail "round $r: no login after $HCA0 came back"
 	verify_io "$dev" 8 || fail "round $r: write/read-back after $HCA0 came back"
 	log "login after the device came back: $dev, 1 MiB read back intact"

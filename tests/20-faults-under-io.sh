@@ -71,13 +71,5 @@ for f in ${FAULTS//,/ }; do
 	[[ ,$ALL_FAULTS, == *,$f,* ]] || fail "unknown fault $f (faults: $ALL_FAULTS)"
 done
 
-fault_rig_setup
-
-for ((r = 1; r <= REPEAT; r++)); do
-	for f in ${FAULTS//,/ }; do
-		run_fault "$f" "$r"
-	done
-done
-
-fault_rig_teardown
+run_faults "$REPEAT" "$FAULTS"
 pass "$REPEAT x faults $FAULTS under verified fio on ramdisk, fileio, block, dm LUNs: no corruption, no splat, resources back, logins accepted"

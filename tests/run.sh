@@ -10,7 +10,7 @@
 # TRANSPORT=siw) the guests use soft-iWARP instead of soft-RoCE (siw.ko from
 # tools/build-siw.sh); "# siw: skip <reason>" skips a scenario there.
 # With --debug the guests run the debug kernel (make modules-debug; KASAN,
-# lockdep, kmemleak: any report fails the scenario) and get 3 times the
+# lockdep, kmemleak: any report fails the scenario) and get 7.5 times the
 # time; "# release: skip <reason>" marks a scenario that runs there only
 # (it needs fault injection).  Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug]/.
 # Ends with "N passed, N failed[, N skipped]"; exit 1 if anything failed.
@@ -34,7 +34,7 @@ done
 [ "$STOCK" = 1 ] && vmargs+=(--stock)
 export STOCK TRANSPORT
 # A scenario takes 0.5-2 min in the VM; a hung one is killed after this.
-export VM_TIMEOUT=${VM_TIMEOUT:-$(( ${DEBUG:-0} ? 1440 : 480 ))}
+export VM_TIMEOUT=${VM_TIMEOUT:-$(( ${DEBUG:-0} ? 3600 : 480 ))}
 
 if [ "$STOCK" != 1 ] && [ ! -f "$TOP/ib_srpt.ko" ]; then
 	echo "run.sh: $TOP/ib_srpt.ko not built (run make, or use --stock)" >&2

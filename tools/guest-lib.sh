@@ -120,6 +120,18 @@ bounded() {
 # 32 hex digits of a GID file (colons removed).
 gid_hex() { tr -d ':\n' <"$1"; }
 
+# hca0_add: `rdma link add` of HCA0 on veth0 again (after `rdma link
+# del`); it must come back active with its GID.  Prints what went wrong
+# and returns 1 otherwise.
+hca0_add() {
+	rdma link add "$HCA0" type "$TRANSPORT" netdev veth0 ||
+		{ echo "rdma link add $HCA0 failed"; return 1; }
+	wait_for 20 grep -q ACTIVE "/sys/class/infiniband/$HCA0/ports/1/state" ||
+		{ echo "$HCA0 port not active again"; return 1; }
+	[ "$(gid_hex "/sys/class/infiniband/$HCA0/ports/1/gids/0")" = "$TGT_GID" ] ||
+		{ echo "$HCA0 came back with another GID"; return 1; }
+}
+
 # install_modules: copy the modules vm.sh prepared on the host for this
 # kernel (tools/prep-modules.sh: ib_srpt.ko unless STOCK=1, siw.ko for
 # TRANSPORT=siw, and their depmod index) over /lib/modules (a tmpfs
