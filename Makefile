@@ -49,7 +49,7 @@ modules-debug:
 
 # Every scenario of check on the debug kernel; fails on any KASAN, lockdep,
 # DEBUG_OBJECTS, list corruption or kmemleak report (not part of check:
-# takes about 3 times as long).
+# takes about 6 times as long, 3 hours or more).
 check-debug: deps modules-debug tools
 	bash tests/run.sh --debug
 
