@@ -59,6 +59,7 @@
 # same, with ib_srp logged in again the same way.  One "FAULT" line per
 # fault with its timing and these figures.  At the end, with ib_srp logged
 # out, every resource figure is 0.
+# timeout: 1200 (about 10 minutes on an idle machine)
 # stock: skip the kill and rmmod faults count on our module's log lines and resources file
 
 . "$PROJECT/tools/guest-lib.sh"

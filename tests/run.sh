@@ -33,8 +33,17 @@ while [ $# -gt 0 ]; do
 done
 [ "$STOCK" = 1 ] && vmargs+=(--stock)
 export STOCK TRANSPORT
-# A scenario takes 0.5-2 min in the VM; a hung one is killed after this.
-export VM_TIMEOUT=${VM_TIMEOUT:-$(( ${DEBUG:-0} ? 3600 : 480 ))}
+# A scenario takes 0.5-2 min in the VM; a hung one is killed after this
+# (480 s, or what its "# timeout: <seconds>" line says; 7.5 times that on
+# the debug kernel).  VM_TIMEOUT set by the caller wins.
+USER_TIMEOUT=${VM_TIMEOUT:-}
+vm_timeout() {
+	local t
+	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$1" | head -n1)
+	t=${t:-480}
+	[ "${DEBUG:-0}" = 1 ] && t=$(( t * 15 / 2 ))
+	echo "${USER_TIMEOUT:-$t}"
+}
 
 if [ "$STOCK" != 1 ] && [ ! -f "$TOP/ib_srpt.ko" ]; then
 	echo "run.sh: $TOP/ib_srpt.ko not built (run make, or use --stock)" >&2
@@ -69,7 +78,7 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 	fi
 	echo "=== $name"
 	t0=$(date +%s)
-	out=$("$TOP/tools/vm.sh" "${vmargs[@]}" "$t" 2>&1)
+	out=$(VM_TIMEOUT=$(vm_timeout "$t") "$TOP/tools/vm.sh" "${vmargs[@]}" "$t" 2>&1)
 	rc=$?
 	secs=$(( $(date +%s) - t0 ))
 	logdir=$(echo "$out" | sed -n 's/.* logs in \(.*\)$/\1/p' | head -n1)
