@@ -98,9 +98,13 @@ target_remove() {
 	done
 	rmmod ib_srpt
 }
+# The TPG stays disabled until every ACL has its LUNs (as a targetcli
+# restoreconfig does it): ib_srp, reconnecting every second, would log in
+# as soon as its ACL exists and find LUNs missing - commands to them fail.
 target_restore() {
 	local i name id
 	load_target
+	tpg_disable || fail "$FAULT: cannot disable the new TPG"
 	for i in "${!BACKSTORES[@]}"; do
 		name=${BACKSTORES[i]#*/}
 		{ mkdir "$TPG_DIR/lun/lun_$i" &&
@@ -110,6 +114,7 @@ target_restore() {
 	for id in $(acl_ids); do
 		acl_add "$id" || fail "$FAULT: cannot create the ACL of $id"
 	done
+	tpg_enable || fail "$FAULT: cannot enable the TPG"
 }
 # --- the initiator
 # main_login: ib_srp logs in ($MAIN_OPTS); DISKS = the four LUNs.
