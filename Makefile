@@ -75,6 +75,16 @@ soak: deps $(if $(filter debug,$(SOAK_KVER)),modules-debug,modules) tools
 	VM_TIMEOUT=$(SOAK_VM_TIMEOUT) bash tools/vm.sh --kver $(SOAK_KVER) tests/soak.sh \
 		HOURS=$(HOURS) SEED=$(SEED)
 
+# Ours against Debian's ib_srpt and nvmet-rdma (tools/bench.sh, not part of
+# check): make bench [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,stock,nvmet]
+# [WORKLOADS=all]; build/bench/bench.md and bench.png.
+ROUNDS ?= 3
+RUNTIME ?= 8
+TARGETS ?= ours,stock,nvmet
+WORKLOADS ?= all
+bench: deps modules tools
+	bash tools/bench.sh ROUNDS=$(ROUNDS) RUNTIME=$(RUNTIME) TARGETS=$(TARGETS) WORKLOADS=$(WORKLOADS)
+
 # Both kernels, W=1 and sparse: what must stay warning-free.
 lint:
 	bash tools/lint.sh
@@ -155,5 +165,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client build/srp-fuzz build/srp-discover
 
-.PHONY: all deps modules modules-6.1 modules-debug lint check check-debug check-siw faults soak fuzz-long unit fuzz demo clean tools ibcm-test
+.PHONY: all deps modules modules-6.1 modules-debug lint check check-debug check-siw faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
 endif

@@ -46,7 +46,7 @@ listen() {
 }
 
 # --- the in-kernel module, configured and saved with targetcli
-stock=$(find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/srpt" -name 'ib_srpt.ko*' | head -n1)
+stock=$(stock_srpt_ko)
 [ -n "$stock" ] || fail "no in-kernel ib_srpt under /lib/modules/$(uname -r)/kernel"
 insmod "$stock" || fail "insmod $stock"
 stock_guid=$(cat $PARAM)

@@ -194,12 +194,24 @@ setup_transport() {
 # The name the scenarios used when rxe was the only transport.
 setup_rxe() { setup_transport; }
 
+# The distribution's (in-kernel) ib_srpt module file.
+stock_srpt_ko() {
+	find "/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/srpt" -name 'ib_srpt.ko*' | head -n1
+}
+
 targetcli_q() { targetcli "$@" >/tmp/targetcli.out 2>&1 || { cat /tmp/targetcli.out; return 1; }; }
 
 load_target() {
 	modprobe target_core_mod || fail "modprobe target_core_mod"
 	if [ "$STOCK" = 1 ]; then
 		log "using the stock (Debian) ib_srpt"
+		# Ours may be installed too (tools/bench-guest.sh runs both):
+		# load the distribution's file by its path.
+		local stock
+		stock=$(stock_srpt_ko)
+		[ -n "$stock" ] || fail "no in-kernel ib_srpt under /lib/modules/$(uname -r)/kernel"
+		modprobe -a ib_cm rdma_cm || fail "modprobe ib_cm rdma_cm"
+		insmod "$stock" || fail "insmod $stock"
 	else
 		# vm.sh prepared our modules with their depmod index for this
 		# kernel (tools/prep-modules.sh): copy them over /lib/modules.
@@ -210,7 +222,7 @@ load_target() {
 		install_modules
 		log "using our ib_srpt: $(modinfo -F filename ib_srpt)"
 	fi
-	modprobe ib_srpt || fail "modprobe ib_srpt"
+	[ "$STOCK" = 1 ] || modprobe ib_srpt || fail "modprobe ib_srpt"
 	pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork ||
 		fail "dbus-daemon"
 	mkdir -p /etc/target

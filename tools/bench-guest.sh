@@ -1,0 +1,195 @@
+#!/bin/bash
+# The guest half of `make bench` (tools/bench.sh boots it): the same fio
+# workloads against three targets on one null_blk disk, over the same
+# soft-RoCE loopback, in interleaved rounds:
+#
+#   ours    this tree's ib_srpt.ko          initiator: ib_srp (RDMA/CM)
+#   stock   Debian's ib_srpt.ko             initiator: ib_srp (RDMA/CM)
+#   nvmet   nvmet-rdma (Debian)             initiator: nvme-rdma
+#
+# Each round sets up each target in turn, logs in with ch_count 1 and 2
+# (nvme-rdma: nr_io_queues 1 and 2), runs the workloads (below) and takes
+# the target down again.  One line per fio run goes to $RESULTS/bench.tsv:
+#
+#   round target ch jobs workload ios seconds iops kib_s lat_mean_us
+#   lat_p50_us lat_p99_us cpu_us_io kcpu_us_io
+#
+# cpu_us_io: guest CPU time (user+system+irq+softirq, every CPU, from
+# /proc/stat) over the run per I/O - initiator, target and rxe together,
+# since they share the guest; kcpu_us_io the same without user time (fio
+# itself).  The initiator side is the same ib_srp for ours and stock, so
+# their difference is the target's.
+#
+# Arguments: ROUNDS=3 RUNTIME=8 (seconds per fio run) TARGETS=ours,stock,nvmet
+# WORKLOADS=all (or a comma list of the names below).
+. "$PROJECT/tools/guest-lib.sh"
+
+ROUNDS=3 RUNTIME=8 TARGETS=ours,stock,nvmet WORKLOADS=all
+scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS" "$@"
+
+# name rw bs iodepth [ch:jobs ...] - the ch_count/jobs pairs it runs with.
+ALL_WORKLOADS=(
+	"rr4k-qd1 randread 4k 1 1:1 2:1"
+	"rw4k-qd1 randwrite 4k 1 1:1 2:1"
+	"rr4k-qd32 randread 4k 32 1:1 1:2 2:1 2:2"
+	"rw4k-qd32 randwrite 4k 32 1:1 1:2 2:1 2:2"
+	"rr64k-qd8 randread 64k 8 1:1 2:2"
+	"rw64k-qd8 randwrite 64k 8 1:1 2:2"
+	"sr1m-qd8 read 1m 8 1:1 2:2"
+	"sw1m-qd8 write 1m 8 1:1 2:2"
+)
+NQN=nqn.2014-08.org.example:bench
+HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-000000000001
+NVMET=/sys/kernel/config/nvmet
+TSV=$RESULTS/bench.tsv
+
+# One null_blk disk without memory behind it: the backend costs next to
+# nothing, so what is measured is the target and the transport.
+bench_disk() {
+	local d=/sys/kernel/config/nullb/bench
+	modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
+	mkdir "$d" || fail "mkdir $d"
+	{ echo 0 >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
+		echo 4096 >"$d/size" && echo 1 >"$d/power"; } || fail "null_blk setup"
+	DISK=/dev/nullb$(cat "$d/index")
+	[ -b /dev/bench ] && DISK=/dev/bench
+	wait_for 10 test -b "$DISK" || fail "no $DISK"
+}
+
+# /proc/stat: busy and kernel-busy jiffies of all CPUs.
+cpu_jiffies() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $4 + $7 + $8 + $9 }' /proc/stat
+}
+
+# run_fio ROUND TARGET CH JOBS NAME RW BS QD DEV: one timed fio run, one
+# line of $TSV.
+run_fio() {
+	local round=$1 tgt=$2 ch=$3 jobs=$4 name=$5 rw=$6 bs=$7 qd=$8 dev=$9
+	local c0 c1 t0 t1 json=/tmp/fio-$name.json line
+	read -r -a c0 < <(cpu_jiffies)
+	t0=$(date +%s.%N)
+	fio --name="$name" --filename="$dev" --rw="$rw" --bs="$bs" \
+		--iodepth="$qd" --numjobs="$jobs" --direct=1 --ioengine=libaio \
+		--time_based --runtime="$RUNTIME" --group_reporting \
+		--randrepeat=0 --norandommap --size=1g \
+		--output-format=json --output="$json" >/dev/null 2>/tmp/fio.err ||
+		fail "fio $name on $tgt: $(cat /tmp/fio.err)"
+	t1=$(date +%s.%N)
+	read -r -a c1 < <(cpu_jiffies)
+	line=$(/usr/bin/python3 - "$json" "$t0" "$t1" "$(getconf CLK_TCK)" \
+		"$((c1[0] - c0[0]))" "$((c1[1] - c0[1]))" <<-'EOP'
+	import json, sys
+	j = json.load(open(sys.argv[1]))["jobs"][0]
+	t0, t1, hz = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+	busy, kbusy = int(sys.argv[5]), int(sys.argv[6])
+	ios = j["read"]["total_ios"] + j["write"]["total_ios"]
+	side = j["read"] if j["read"]["total_ios"] else j["write"]
+	secs = (j["read"]["runtime"] or j["write"]["runtime"]) / 1000.0
+	lat = side["clat_ns"]
+	pct = lat.get("percentile", {})
+	us = 1e6 / hz / max(ios, 1)
+	print("%d\t%.3f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f" % (
+	    ios, secs, ios / secs, side["bw"], side["lat_ns"]["mean"] / 1e3,
+	    pct.get("50.000000", 0) / 1e3, pct.get("99.000000", 0) / 1e3,
+	    busy * us, kbusy * us))
+	EOP
+	) || fail "cannot read $json"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$tgt" "$ch" "$jobs" "$name" "$line" >>"$TSV"
+	log "$tgt ch=$ch jobs=$jobs $name: $(cut -f3,4,5,8,9 <<<"$line" | tr '\t' ' ') (iops kib/s mean-us cpu-us/io)"
+}
+
+# run_workloads ROUND TARGET CH DEV: every workload that runs at this ch.
+run_workloads() {
+	local round=$1 tgt=$2 ch=$3 dev=$4 w f pair
+	for w in "${ALL_WORKLOADS[@]}"; do
+		read -r -a f <<<"$w"
+		[ "$WORKLOADS" = all ] || [[ ,$WORKLOADS, == *,${f[0]},* ]] || continue
+		for pair in "${f[@]:4}"; do
+			[ "${pair%:*}" = "$ch" ] || continue
+			run_fio "$round" "$tgt" "$ch" "${pair#*:}" "${f[@]:0:4}" "$dev"
+		done
+	done
+}
+
+# SRP targets (ours and stock): the block LUN and ACL, ib_srp with
+# ch_count 1 and 2.
+srp_target_round() {
+	local round=$1 tgt=$2 ch dev
+	STOCK=0
+	[ "$tgt" = stock ] && STOCK=1
+	load_target
+	targetcli_q /backstores/block create bench "$DISK" || fail "block create"
+	targetcli_q "/srpt/$TGT_WWN/luns" create /backstores/block/bench || fail "lun create"
+	make_acl
+	for ch in 1 2; do
+		dev=$(srp_login "ch_count=$ch,queue_size=128") || fail "$tgt: login ch_count=$ch"
+		run_workloads "$round" "$tgt" "$ch" "$dev"
+		srp_logout || fail "$tgt: logout"
+	done
+	unload_target || fail "$tgt: $UNLOAD_ERR"
+}
+
+nvmet_setup() {
+	local s=$NVMET/subsystems/$NQN p=$NVMET/ports/1
+	modprobe -a nvmet nvmet-rdma nvme-rdma || fail "modprobe nvmet-rdma nvme-rdma"
+	mkdir -p "$s/namespaces/1" "$p" || fail "nvmet configfs"
+	echo 1 >"$s/attr_allow_any_host"
+	echo "$DISK" >"$s/namespaces/1/device_path"
+	echo 1 >"$s/namespaces/1/enable" || fail "nvmet namespace enable"
+	echo rdma >"$p/addr_trtype"
+	echo ipv4 >"$p/addr_adrfam"
+	echo "$TGT_IP" >"$p/addr_traddr"
+	echo 4420 >"$p/addr_trsvcid"
+	ln -s "$s" "$p/subsystems/$NQN" || fail "nvmet port link"
+}
+nvmet_teardown() {
+	rm -f "$NVMET/ports/1/subsystems/$NQN"
+	rmdir "$NVMET/ports/1"
+	echo 0 >"$NVMET/subsystems/$NQN/namespaces/1/enable"
+	rmdir "$NVMET/subsystems/$NQN/namespaces/1" "$NVMET/subsystems/$NQN" ||
+		fail "nvmet teardown"
+}
+# The namespace's block device (the guest has no other NVMe): nvmeXnY,
+# not a multipath path device nvmeXcZnY.
+nvme_dev() {
+	local b
+	for b in /sys/block/nvme*n*; do
+		[ -e "$b" ] || continue
+		[[ ${b##*/} == nvme*c*n* ]] || { echo "${b##*/}"; return 0; }
+	done
+}
+nvmet_round() {
+	local round=$1 ch dev
+	nvmet_setup
+	for ch in 1 2; do
+		nvme connect -t rdma -a "$TGT_IP" -s 4420 -n "$NQN" -q "$HOSTNQN" \
+			-i "$ch" >/tmp/nvme.out 2>&1 || fail "nvme connect: $(cat /tmp/nvme.out)"
+		wait_for 30 test -n "$(nvme_dev)" || fail "no nvme namespace"
+		dev=/dev/$(nvme_dev)
+		wait_for 10 test -b "$dev" || fail "no $dev"
+		run_workloads "$round" nvmet "$ch" "$dev"
+		nvme disconnect -n "$NQN" >/dev/null || fail "nvme disconnect"
+		wait_for 30 test -z "$(nvme_dev)" || fail "nvme namespace still there"
+	done
+	nvmet_teardown
+}
+
+setup_transport
+bench_disk
+install_modules
+printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\n' >"$TSV"
+{ echo "kernel $(uname -r), $(nproc) vCPUs, fio $(fio --version), RUNTIME=${RUNTIME}s"
+  echo "ours: $(modinfo -F filename ib_srpt)"
+  echo "stock: $(stock_srpt_ko)"; } >"$RESULTS/bench-env.txt"
+IFS=, read -r -a tgts <<<"$TARGETS"
+for ((r = 1; r <= ROUNDS; r++)); do
+	for t in "${tgts[@]}"; do
+		log "=== round $r: $t"
+		case $t in
+		ours | stock) srp_target_round "$r" "$t" ;;
+		nvmet) nvmet_round "$r" ;;
+		*) fail "unknown target $t" ;;
+		esac
+	done
+done
+pass "$ROUNDS rounds of ${TARGETS}: $(($(wc -l <"$TSV") - 1)) fio runs in $TSV"

@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""Turn the bench.tsv of tools/bench-guest.sh into the report of make bench.
+
+    tools/bench-report.py BENCH.TSV OUTDIR
+
+OUTDIR gets bench.md (markdown: medians over the rounds, absolute figures
+and the ratios ours/stock and ours/nvmet, then the issue's goals checked
+against them), ratios.dat and, when gnuplot is there, bench.png (one bar
+pair per row: how much better ours is, >1 = ours better, latency inverted).
+Only ratios from one run mean something: the absolute figures under TCG
+are small and move from run to run.
+"""
+import csv
+import os
+import statistics
+import subprocess
+import sys
+
+TARGETS = ("ours", "stock", "nvmet")
+# Which figure counts for a workload: (column, label, higher is better).
+PRIMARY = {
+    "qd1": [("lat_mean_us", "mean lat us", False),
+            ("lat_p50_us", "p50 lat us", False),
+            ("lat_p99_us", "p99 lat us", False),
+            ("iops", "IOPS", True)],
+    "qd32": [("iops", "IOPS", True)],
+    "qd8": [("iops", "IOPS", True), ("kib_s", "KiB/s", True)],
+}
+# 1 MiB runs: bandwidth only.
+SEQ = [("kib_s", "KiB/s", True)]
+
+
+def load(path):
+    runs = {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            key = (r["workload"], int(r["ch"]), int(r["jobs"]), r["target"])
+            runs.setdefault(key, []).append(r)
+    return runs
+
+
+def median(rows, col):
+    return statistics.median(float(r[col]) for r in rows)
+
+
+def metrics(workload):
+    if workload.startswith(("sr1m", "sw1m")):
+        return SEQ
+    return PRIMARY[workload.rsplit("-", 1)[1]]
+
+
+def ratio(a, b, higher):
+    if a is None or b is None or a == 0 or b == 0:
+        return None
+    return a / b if higher else b / a
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "-"
+    return ("%%.%df" % digits) % v
+
+
+def main():
+    tsv, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    runs = load(tsv)
+    rounds = {r["round"] for rows in runs.values() for r in rows}
+    configs = []
+    for (w, ch, jobs, _t) in runs:
+        if (w, ch, jobs) not in configs:
+            configs.append((w, ch, jobs))
+    order = [w for w in ("rr4k-qd1", "rw4k-qd1", "rr4k-qd32", "rw4k-qd32",
+                         "rr64k-qd8", "rw64k-qd8", "sr1m-qd8", "sw1m-qd8")]
+    configs.sort(key=lambda c: (order.index(c[0]) if c[0] in order else 99,
+                                c[1], c[2]))
+    med = {}
+    for key, rows in runs.items():
+        med[key] = {c: median(rows, c) for c in rows[0] if c not in (
+            "round", "target", "ch", "jobs", "workload")}
+
+    def get(w, ch, jobs, t, col):
+        m = med.get((w, ch, jobs, t))
+        return m[col] if m else None
+
+    lines = ["# make bench", "",
+             "Medians of %d round(s); ratios are ours/other with >1 = ours "
+             "better (latency and CPU: other/ours)." % len(rounds), "",
+             "| workload | ch | jobs | figure | ours | stock | nvmet | "
+             "ours vs stock | ours vs nvmet |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    dat = []
+    for (w, ch, jobs) in configs:
+        for col, label, higher in metrics(w) + [
+                ("cpu_us_io", "CPU us/IO", False),
+                ("kcpu_us_io", "kernel CPU us/IO", False)]:
+            v = {t: get(w, ch, jobs, t, col) for t in TARGETS}
+            rs = ratio(v["ours"], v["stock"], higher)
+            rn = ratio(v["ours"], v["nvmet"], higher)
+            lines.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s |" % (
+                w, ch, jobs, label, fmt(v["ours"]), fmt(v["stock"]),
+                fmt(v["nvmet"]), fmt(rs, 2), fmt(rn, 2)))
+            if col == metrics(w)[0][0] or col == "cpu_us_io":
+                dat.append(('"%s ch%d j%d %s"' % (w, ch, jobs,
+                                                   "cpu" if col == "cpu_us_io" else label.split()[0]),
+                            rs, rn))
+    lines += ["", "## Goals (issue 8)", ""]
+    lines += goals(get)
+    with open(os.path.join(out, "bench.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(out, "ratios.dat"), "w") as f:
+        for name, rs, rn in dat:
+            f.write("%s %s %s\n" % (name, fmt(rs, 3).replace("-", "NaN"),
+                                    fmt(rn, 3).replace("-", "NaN")))
+    plot(out, len(dat))
+    print("\n".join(lines))
+
+
+def goals(get):
+    """The goals of issue 8 that this run can check, each with its ratio."""
+    out = []
+
+    def check(what, r, want):
+        op, limit = want.split()
+        if r is None:
+            out.append("- %s: not measured" % what)
+            return
+        ok = r >= float(limit) if op == ">=" else r <= float(limit)
+        out.append("- %s: %.2f (goal %s) %s" % (
+            what, r, want, "met" if ok else "NOT met"))
+
+    for w, name in (("rr4k-qd32", "4k QD32 read"), ("rw4k-qd32", "4k QD32 write")):
+        check("ours/stock IOPS, %s, ch1 j1" % name,
+              ratio(get(w, 1, 1, "ours", "iops"), get(w, 1, 1, "stock", "iops"), True), ">= 1.3")
+        check("ours/nvmet IOPS, %s, ch1 j1" % name,
+              ratio(get(w, 1, 1, "ours", "iops"), get(w, 1, 1, "nvmet", "iops"), True), ">= 1.0")
+    for w, name in (("rr4k-qd1", "4k QD1 read"), ("rw4k-qd1", "4k QD1 write")):
+        o, s = get(w, 1, 1, "ours", "lat_mean_us"), get(w, 1, 1, "stock", "lat_mean_us")
+        check("ours/stock mean latency, %s" % name, o / s if o and s else None, "<= 0.9")
+    for w, name in (("sr1m-qd8", "1 MiB read"), ("sw1m-qd8", "1 MiB write")):
+        check("ours/stock bandwidth, %s, ch1 j1" % name,
+              ratio(get(w, 1, 1, "ours", "kib_s"), get(w, 1, 1, "stock", "kib_s"), True), ">= 1.0")
+    o, s = get("rr4k-qd32", 1, 1, "ours", "cpu_us_io"), get("rr4k-qd32", 1, 1, "stock", "cpu_us_io")
+    check("ours/stock guest CPU per I/O, 4k QD32 read (initiator included)",
+          o / s if o and s else None, "<= 0.8")
+    return out
+
+
+def plot(out, n):
+    script = """
+set terminal pngcairo size %d,600 font ',9' noenhanced
+set output '%s/bench.png'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set yrange [0:*]
+set grid y
+set xtics rotate by -60 scale 0
+set ylabel 'ours vs other (>1 = ours better)'
+set title 'make bench: ours vs stock ib_srpt and nvmet-rdma (medians, one run)'
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2
+plot '%s/ratios.dat' using 2:xtic(1) title 'ours vs stock', '' using 3 title 'ours vs nvmet'
+""" % (400 + 30 * n, out, out)
+    try:
+        subprocess.run(["gnuplot"], input=script.encode(), check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("bench-report: no chart (%s)" % e, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+#!/bin/bash
+# make bench: our ib_srpt against Debian's and nvmet-rdma on the same
+# soft-RoCE path, null_blk disk and fio workloads, in one guest boot of the
+# Debian 6.12 kernel (tools/bench-guest.sh), then the report:
+#
+#   tools/bench.sh [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,stock,nvmet] [WORKLOADS=all]
+#
+# Writes build/bench/bench.md (medians, ratios, the goals of issue 8),
+# build/bench/bench.png and keeps the raw figures (bench.tsv, the guest's
+# log) in build/logs/bench-guest/.  Not part of make check; about 45
+# minutes with the defaults.
+set -euo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROUNDS=3 RUNTIME=8 TARGETS=ours,stock,nvmet WORKLOADS=all
+for a in "$@"; do
+	case $a in
+	ROUNDS=* | RUNTIME=* | TARGETS=* | WORKLOADS=*) printf -v "${a%%=*}" %s "${a#*=}" ;;
+	*) echo "usage: $0 [ROUNDS=N] [RUNTIME=S] [TARGETS=a,b] [WORKLOADS=a,b]" >&2; exit 2 ;;
+	esac
+done
+ntgt=$(tr ',' '\n' <<<"$TARGETS" | wc -l)
+# 20 fio runs per target and round, each RUNTIME plus ~4 s; 60 s setup.
+export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (60 + 20 * (RUNTIME + 4)) ))
+bash "$TOP/tools/vm.sh" tools/bench-guest.sh ROUNDS="$ROUNDS" RUNTIME="$RUNTIME" \
+	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS"
+python3 "$TOP/tools/bench-report.py" "$TOP/build/logs/bench-guest/bench.tsv" "$TOP/build/bench"
+echo "bench: $TOP/build/bench/bench.md, $TOP/build/bench/bench.png"
