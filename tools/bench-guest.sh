@@ -12,13 +12,15 @@
 # the target down again.  One line per fio run goes to $RESULTS/bench.tsv:
 #
 #   round target ch jobs workload ios seconds iops kib_s lat_mean_us
-#   lat_p50_us lat_p99_us cpu_us_io kcpu_us_io
+#   lat_p50_us lat_p99_us cpu_us_io kcpu_us_io tcpu_us_io
 #
 # cpu_us_io: guest CPU time (user+system+irq+softirq, every CPU, from
 # /proc/stat) over the run per I/O - initiator, target and rxe together,
 # since they share the guest; kcpu_us_io the same without user time (fio
 # itself).  The initiator side is the same ib_srp for ours and stock, so
-# their difference is the target's.
+# their difference is the target's.  tcpu_us_io: the target's own CPU time
+# per I/O from perf samples in its modules (ib_srpt + target_core_mod +
+# target_core_iblock; nvmet + nvmet_rdma), NaN without a working perf.
 #
 # Arguments: ROUNDS=3 RUNTIME=8 (seconds per fio run) TARGETS=ours,stock,nvmet
 # WORKLOADS=all (or a comma list of the names below).
@@ -61,13 +63,37 @@ cpu_jiffies() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $4 + $7 + $8 + $9 }' /proc/stat
 }
 
+# perf samples (every CPU, 499 Hz, idle included) while fio runs: the
+# share that falls into the target's own modules ($TGT_DSOS) - its CPU
+# time apart from the initiator's, rxe's and the kernel core's.
+PERF_OK=0
+perf_check() {
+	perf record -a -F 499 -q -o /tmp/perf-check.data -- sleep 1 >/dev/null 2>&1 &&
+		perf report -i /tmp/perf-check.data --sort dso --stdio -q >/dev/null 2>&1 &&
+		PERF_OK=1
+	log "perf: $([ $PERF_OK = 1 ] && echo "target CPU from samples" || echo "not usable, no target CPU column")"
+}
+perf_start() {
+	[ $PERF_OK = 1 ] || return 0
+	perf record -a -F 499 -q -o /tmp/perf.data -- sleep "$RUNTIME" >/dev/null 2>&1 &
+	PERF_PID=$!
+}
+# perf_share: percent of the samples in $TGT_DSOS (-1 without perf).
+perf_share() {
+	[ $PERF_OK = 1 ] || { echo -1; return 0; }
+	wait "$PERF_PID"
+	perf report -i /tmp/perf.data --sort dso --stdio -q 2>/dev/null |
+		awk -v re="^($TGT_DSOS)\$" '{ d = $2; gsub(/[][]/, "", d) } d ~ re { s += $1 } END { printf "%.3f\n", s }'
+}
+
 # run_fio ROUND TARGET CH JOBS NAME RW BS QD DEV: one timed fio run, one
 # line of $TSV.
 run_fio() {
 	local round=$1 tgt=$2 ch=$3 jobs=$4 name=$5 rw=$6 bs=$7 qd=$8 dev=$9
-	local c0 c1 t0 t1 json=/tmp/fio-$name.json line
+	local c0 c1 t0 t1 json=/tmp/fio-$name.json line share
 	read -r -a c0 < <(cpu_jiffies)
 	t0=$(date +%s.%N)
+	perf_start
 	fio --name="$name" --filename="$dev" --rw="$rw" --bs="$bs" \
 		--iodepth="$qd" --numjobs="$jobs" --direct=1 --ioengine=libaio \
 		--time_based --runtime="$RUNTIME" --group_reporting \
@@ -76,26 +102,30 @@ run_fio() {
 		fail "fio $name on $tgt: $(cat /tmp/fio.err)"
 	t1=$(date +%s.%N)
 	read -r -a c1 < <(cpu_jiffies)
+	share=$(perf_share)
 	line=$(/usr/bin/python3 - "$json" "$t0" "$t1" "$(getconf CLK_TCK)" \
-		"$((c1[0] - c0[0]))" "$((c1[1] - c0[1]))" <<-'EOP'
+		"$((c1[0] - c0[0]))" "$((c1[1] - c0[1]))" "$share" "$(nproc)" <<-'EOP'
 	import json, sys
 	j = json.load(open(sys.argv[1]))["jobs"][0]
 	t0, t1, hz = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 	busy, kbusy = int(sys.argv[5]), int(sys.argv[6])
+	share, ncpu = float(sys.argv[7]), int(sys.argv[8])
 	ios = j["read"]["total_ios"] + j["write"]["total_ios"]
 	side = j["read"] if j["read"]["total_ios"] else j["write"]
 	secs = (j["read"]["runtime"] or j["write"]["runtime"]) / 1000.0
 	lat = side["clat_ns"]
 	pct = lat.get("percentile", {})
 	us = 1e6 / hz / max(ios, 1)
-	print("%d\t%.3f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f" % (
+	# perf samples cover RUNTIME seconds on every CPU.
+	tcpu = share / 100 * secs * ncpu * 1e6 / max(ios, 1) if share >= 0 else float("nan")
+	print("%d\t%.3f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f" % (
 	    ios, secs, ios / secs, side["bw"], side["lat_ns"]["mean"] / 1e3,
 	    pct.get("50.000000", 0) / 1e3, pct.get("99.000000", 0) / 1e3,
-	    busy * us, kbusy * us))
+	    busy * us, kbusy * us, tcpu))
 	EOP
 	) || fail "cannot read $json"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$tgt" "$ch" "$jobs" "$name" "$line" >>"$TSV"
-	log "$tgt ch=$ch jobs=$jobs $name: $(cut -f3,4,5,8,9 <<<"$line" | tr '\t' ' ') (iops kib/s mean-us cpu-us/io)"
+	log "$tgt ch=$ch jobs=$jobs $name: $(cut -f3,4,5,8,10 <<<"$line" | tr '\t' ' ') (iops kib/s mean-us cpu-us/io target-us/io)"
 }
 
 # run_workloads ROUND TARGET CH DEV: every workload that runs at this ch.
@@ -117,6 +147,7 @@ srp_target_round() {
 	local round=$1 tgt=$2 ch dev
 	STOCK=0
 	[ "$tgt" = stock ] && STOCK=1
+	TGT_DSOS="ib_srpt|target_core_mod|target_core_iblock"
 	load_target
 	targetcli_q /backstores/block create bench "$DISK" || fail "block create"
 	targetcli_q "/srpt/$TGT_WWN/luns" create /backstores/block/bench || fail "lun create"
@@ -160,6 +191,7 @@ nvme_dev() {
 }
 nvmet_round() {
 	local round=$1 ch dev
+	TGT_DSOS="nvmet|nvmet_rdma"
 	nvmet_setup
 	for ch in 1 2; do
 		nvme connect -t rdma -a "$TGT_IP" -s 4420 -n "$NQN" -q "$HOSTNQN" \
@@ -177,7 +209,8 @@ nvmet_round() {
 setup_transport
 bench_disk
 install_modules
-printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\n' >"$TSV"
+perf_check
+printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\ttcpu_us_io\n' >"$TSV"
 { echo "kernel $(uname -r), $(nproc) vCPUs, fio $(fio --version), RUNTIME=${RUNTIME}s"
   echo "ours: $(modinfo -F filename ib_srpt)"
   echo "stock: $(stock_srpt_ko)"; } >"$RESULTS/bench-env.txt"

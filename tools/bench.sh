@@ -19,8 +19,9 @@ for a in "$@"; do
 	esac
 done
 ntgt=$(tr ',' '\n' <<<"$TARGETS" | wc -l)
-# 20 fio runs per target and round, each RUNTIME plus ~4 s; 60 s setup.
-export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (60 + 20 * (RUNTIME + 4)) ))
+# 20 fio runs per target and round, each RUNTIME plus ~8 s (perf report
+# included); 60 s setup.
+export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (60 + 20 * (RUNTIME + 8)) ))
 bash "$TOP/tools/vm.sh" tools/bench-guest.sh ROUNDS="$ROUNDS" RUNTIME="$RUNTIME" \
 	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS"
 python3 "$TOP/tools/bench-report.py" "$TOP/build/logs/bench-guest/bench.tsv" "$TOP/build/bench"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Install everything the build, the demo and the tests need (idempotent);
 # flex..libssl-dev build the debug guest kernel (tools/build-debug-kernel.sh);
-# gnuplot-nox draws the chart of make bench.
+# gnuplot-nox draws the chart of make bench, linux-perf measures its target CPU.
 set -euo pipefail
 PKGS=(build-essential sparse
       linux-image-6.12-amd64 linux-headers-6.12-amd64
@@ -11,7 +11,7 @@ PKGS=(build-essential sparse
       librdmacm-dev libibverbs-dev libibumad-dev
       targetcli-fb python3-rtslib-fb dbus
       fio sg3-utils lsscsi xfsprogs e2fsprogs dmsetup iproute2 nvme-cli
-      shellcheck gnuplot-nox
+      shellcheck gnuplot-nox linux-perf
       clang libclang-rt-14-dev
       flex bison bc libelf-dev libssl-dev)
 missing=()
