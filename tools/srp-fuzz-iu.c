@@ -22,10 +22,13 @@
  *   WRITE inside the LUN with descriptors that match it gets GOOD (or a
  *   UNIT ATTENTION, BUSY or TASK SET FULL, which SAM allows any time).
  * - a descriptor outside the registered memory (wrong rkey, address or
- *   length past the MR) makes the target's RDMA fail: an SRP_RSP that is
- *   not GOOD, or the target closes the channel (Documentation: "error
- *   status or disconnect"; srp-client bad-rkey). Where the target may not
- *   need to touch that descriptor at all, any SRP_RSP will also do.
+ *   length past the MR) in the part the transfer goes through (the
+ *   descriptors in order, as far as the CDB moves data) makes the target's
+ *   RDMA fail: an SRP_RSP that is not GOOD, or the target closes the
+ *   channel (Documentation: "error status or disconnect"; srp-client
+ *   bad-rkey). Where the target may not need to touch the bad part at all
+ *   (a READ of 2 KiB into a 9 KiB descriptor whose end lies past the MR),
+ *   any SRP_RSP will also do.
  * - an IU type the target does not take (anything but SRP_CMD,
  *   SRP_TSK_MGMT, SRP_I_LOGOUT, SRP_CRED_RSP, SRP_AER_RSP; also an IU of 0
  *   bytes) gets SRP_T_LOGOUT reason 2 (invalid IU type) and a disconnect;
@@ -520,11 +523,10 @@ static uint8_t gen_fmt(struct rng *r, const struct cdbinfo *ci, bool *out)
 	return lay;
 }
 
-/* Does descriptor @d stay inside the data MR? */
-static bool desc_inside(struct fz *f, const uint8_t *d)
+/* Do the first @len bytes of descriptor @d stay inside the data MR? */
+static bool desc_inside(struct fz *f, const uint8_t *d, uint32_t len)
 {
 	uint64_t base = va_of(&f->ch, 0), va = get_be64(d);
-	uint32_t len = get_be32(d + 12);
 
 	return !len || (get_be32(d + 8) == f->ch.data_mr->rkey && va >= base &&
 			va - base <= FZ_DATA_LEN &&
@@ -533,14 +535,16 @@ static bool desc_inside(struct fz *f, const uint8_t *d)
 
 /*
  * The remote descriptors of a well-formed SRP_CMD that leave the data MR:
- * *@first if the first one does (where every transfer starts), *@any if
- * any does.
+ * *@touched if one does in the part the target moves @xfer bytes through
+ * (the descriptors in order, each up to its length: an RDMA there fails),
+ * *@any if any does at all (where the target may never go).
  */
-static void descs_outside(struct fz *f, const uint8_t *iu, bool *first,
-			  bool *any)
+static void descs_outside(struct fz *f, const uint8_t *iu, uint32_t xfer,
+			  bool *touched, bool *any)
 {
-	const uint8_t *p = iu + SRP_CMD_LEN + (iu[31] & 0xfc);
+	const uint8_t *p = iu + SRP_CMD_LEN + (iu[31] & 0xfc), *d;
 	uint8_t fmt = iu[5] >> 4 ? iu[5] >> 4 : iu[5] & 15;
+	uint32_t left = xfer, len, part;
 	unsigned int n = 0, i;
 
 	if (fmt == DIRECT) {
@@ -549,17 +553,22 @@ static void descs_outside(struct fz *f, const uint8_t *iu, bool *first,
 		n = iu[5] >> 4 ? iu[6] : iu[7];
 		p += 20;
 	}
-	*first = n && !desc_inside(f, p);
-	*any = false;
-	for (i = 0; i < n; i++)
-		*any |= !desc_inside(f, p + 16 * i);
+	*touched = *any = false;
+	for (i = 0; i < n; i++) {
+		d = p + 16 * i;
+		len = get_be32(d + 12);
+		part = len < left ? len : left;
+		left -= part;
+		*touched |= !desc_inside(f, d, part);
+		*any |= !desc_inside(f, d, len);
+	}
 }
 
 /* Expected reaction to the SRP_CMD @iu built from @ci. */
 static void cmd_want(struct fz *f, const uint8_t *iu, uint32_t len,
 		     const struct cdbinfo *ci, bool lun_ours, struct want *w)
 {
-	bool first, any, moves;
+	bool touched, any, moves;
 	struct verdict v;
 
 	memset(w, 0, sizeof(*w));
@@ -575,9 +584,10 @@ static void cmd_want(struct fz *f, const uint8_t *iu, uint32_t len,
 	 * and hold what it moves; not ACA (which LIO may refuse). */
 	moves = ci->known && ci->in_range && lun_ours && !(iu[29] & 4) &&
 		(!ci->xfer || v.out == ci->write);
-	descs_outside(f, iu, &first, &any);
+	descs_outside(f, iu, ci->xfer, &touched, &any);
 	if (any) {
-		w->allow = first && moves && ci->xfer && v.data_len >= ci->xfer ?
+		w->allow = touched && moves && ci->xfer &&
+			   v.data_len >= ci->xfer ?
 			   W_NOTGOOD | W_DISC : W_ANY | W_DISC;
 		return;
 	}
