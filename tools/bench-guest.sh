@@ -78,10 +78,15 @@ perf_start() {
 	perf record -a -F 499 -q -o /tmp/perf.data -- sleep "$RUNTIME" >/dev/null 2>&1 &
 	PERF_PID=$!
 }
+# perf_stop: wait for perf record to finish its file (in this shell:
+# perf_share runs in a command substitution, which cannot wait for it).
+perf_stop() {
+	[ $PERF_OK = 1 ] || return 0
+	wait "$PERF_PID" || log "perf record failed"
+}
 # perf_share: percent of the samples in $TGT_DSOS (-1 without perf).
 perf_share() {
 	[ $PERF_OK = 1 ] || { echo -1; return 0; }
-	wait "$PERF_PID"
 	perf report -i /tmp/perf.data --sort dso --stdio -q 2>/dev/null |
 		awk -v re="^($TGT_DSOS)\$" '{ d = $2; gsub(/[][]/, "", d) } d ~ re { s += $1 } END { printf "%.3f\n", s }'
 }
@@ -102,6 +107,7 @@ run_fio() {
 		fail "fio $name on $tgt: $(cat /tmp/fio.err)"
 	t1=$(date +%s.%N)
 	read -r -a c1 < <(cpu_jiffies)
+	perf_stop
 	share=$(perf_share)
 	line=$(/usr/bin/python3 - "$json" "$t0" "$t1" "$(getconf CLK_TCK)" \
 		"$((c1[0] - c0[0]))" "$((c1[1] - c0[1]))" "$share" "$(nproc)" <<-'EOP'
@@ -189,6 +195,10 @@ nvme_dev() {
 		[[ ${b##*/} == nvme*c*n* ]] || { echo "${b##*/}"; return 0; }
 	done
 }
+# shellcheck disable=SC2317  # run by wait_for
+nvme_dev_present() { [ -n "$(nvme_dev)" ]; }
+# shellcheck disable=SC2317
+nvme_dev_gone() { [ -z "$(nvme_dev)" ]; }
 nvmet_round() {
 	local round=$1 ch dev
 	TGT_DSOS="nvmet|nvmet_rdma"
@@ -196,12 +206,12 @@ nvmet_round() {
 	for ch in 1 2; do
 		nvme connect -t rdma -a "$TGT_IP" -s 4420 -n "$NQN" -q "$HOSTNQN" \
 			-i "$ch" >/tmp/nvme.out 2>&1 || fail "nvme connect: $(cat /tmp/nvme.out)"
-		wait_for 30 test -n "$(nvme_dev)" || fail "no nvme namespace"
+		wait_for 30 nvme_dev_present || fail "no nvme namespace"
 		dev=/dev/$(nvme_dev)
 		wait_for 10 test -b "$dev" || fail "no $dev"
 		run_workloads "$round" nvmet "$ch" "$dev"
 		nvme disconnect -n "$NQN" >/dev/null || fail "nvme disconnect"
-		wait_for 30 test -z "$(nvme_dev)" || fail "nvme namespace still there"
+		wait_for 30 nvme_dev_gone || fail "nvme namespace still there"
 	done
 	nvmet_teardown
 }
