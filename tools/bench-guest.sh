@@ -87,7 +87,8 @@ perf_stop() {
 # perf_share: percent of the samples in $TGT_DSOS (-1 without perf).
 perf_share() {
 	[ $PERF_OK = 1 ] || { echo -1; return 0; }
-	perf report -i /tmp/perf.data --sort dso --stdio -q 2>/dev/null |
+	# The last run's report stays with the results (perf-dso.txt).
+	perf report -i /tmp/perf.data --sort dso --stdio -q 2>&1 | tee "$RESULTS/perf-dso.txt" |
 		awk -v re="^($TGT_DSOS)\$" '{ d = $2; gsub(/[][]/, "", d) } d ~ re { s += $1 } END { printf "%.3f\n", s }'
 }
 
