@@ -45,19 +45,6 @@ HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-000000000001
 NVMET=/sys/kernel/config/nvmet
 TSV=$RESULTS/bench.tsv
 
-# One null_blk disk without memory behind it: the backend costs next to
-# nothing, so what is measured is the target and the transport.
-bench_disk() {
-	local d=/sys/kernel/config/nullb/bench
-	modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
-	mkdir "$d" || fail "mkdir $d"
-	{ echo 0 >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
-		echo 4096 >"$d/size" && echo 1 >"$d/power"; } || fail "null_blk setup"
-	DISK=/dev/nullb$(cat "$d/index")
-	[ -b /dev/bench ] && DISK=/dev/bench
-	wait_for 10 test -b "$DISK" || fail "no $DISK"
-}
-
 # /proc/stat: busy and kernel-busy jiffies of all CPUs.
 cpu_jiffies() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $4 + $7 + $8 + $9 }' /proc/stat
@@ -218,7 +205,9 @@ nvmet_round() {
 }
 
 setup_transport
-bench_disk
+# One null_blk disk without memory behind it: the backend costs next to
+# nothing, so what is measured is the target and the transport.
+DISK=$(make_nullb 4G 0 nomem) || exit 1
 install_modules
 perf_check
 printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\ttcpu_us_io\n' >"$TSV"

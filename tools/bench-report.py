@@ -74,8 +74,8 @@ def main():
     for (w, ch, jobs, _t) in runs:
         if (w, ch, jobs) not in configs:
             configs.append((w, ch, jobs))
-    order = [w for w in ("rr4k-qd1", "rw4k-qd1", "rr4k-qd32", "rw4k-qd32",
-                         "rr64k-qd8", "rw64k-qd8", "sr1m-qd8", "sw1m-qd8")]
+    order = ("rr4k-qd1", "rw4k-qd1", "rr4k-qd32", "rw4k-qd32",
+             "rr64k-qd8", "rw64k-qd8", "sr1m-qd8", "sw1m-qd8")
     configs.sort(key=lambda c: (order.index(c[0]) if c[0] in order else 99,
                                 c[1], c[2]))
     med = {}

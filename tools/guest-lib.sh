@@ -221,8 +221,8 @@ load_target() {
 			fail "$ko is built for another kernel than $(uname -r) (make modules-6.1?)"
 		install_modules
 		log "using our ib_srpt: $(modinfo -F filename ib_srpt)"
+		modprobe ib_srpt || fail "modprobe ib_srpt"
 	fi
-	[ "$STOCK" = 1 ] || modprobe ib_srpt || fail "modprobe ib_srpt"
 	pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork ||
 		fail "dbus-daemon"
 	mkdir -p /etc/target
@@ -249,13 +249,19 @@ load_target() {
 	TGT_WWN=ib.$TGT_GID
 }
 
-# make_nullb SIZE [CACHE_MB]: a memory-backed null_blk device of SIZE (e.g.
-# 64M, 1G) with 512-byte blocks, created through null_blk's configfs; prints
-# its /dev path.  It completes I/O asynchronously, like a real disk.  With
-# CACHE_MB it has a volatile write cache of that size (and FUA), like a real
-# disk: flushes and FUA writes then mean something.
+# make_nullb SIZE [CACHE_MB [nomem]]: a memory-backed null_blk device of
+# SIZE (e.g. 64M, 1G) with 512-byte blocks, created through null_blk's
+# configfs; prints its /dev path.  It completes I/O asynchronously, like a
+# real disk.  With CACHE_MB it has a volatile write cache of that size (and
+# FUA), like a real disk: flushes and FUA writes then mean something.  nomem:
+# no memory behind it (reads return whatever; tools/bench-guest.sh).
 make_nullb() {
-	local size=$1 cache=${2:-0} mb n d dev
+	local size=$1 cache=${2:-0} mem=1 mb n d dev
+	case ${3:-} in
+	nomem) mem=0 ;;
+	'') ;;
+	*) fail "make_nullb: unknown option $3" ;;
+	esac
 	case $size in
 	*G) mb=$(( ${size%G} * 1024 )) ;;
 	*M) mb=${size%M} ;;
@@ -267,7 +273,7 @@ make_nullb() {
 		[ -e "$d" ] || break
 	done
 	mkdir "$d" || fail "mkdir $d"
-	{ echo 1 >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
+	{ echo $mem >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
 		echo "$mb" >"$d/size" && echo "$cache" >"$d/cache_size" &&
 		echo 1 >"$d/power"; } || fail "cannot configure null_blk $d"
 	# 6.12 names the disk after the configfs directory, 6.1 after index.
