@@ -51,12 +51,12 @@ cpu_jiffies() {
 }
 
 # perf samples (every CPU, 499 Hz, idle included) while fio runs: the
-# share that falls into the target's own modules ($TGT_DSOS) - its CPU
+# share that falls into the target's own modules ($TGT_MODS) - its CPU
 # time apart from the initiator's, rxe's and the kernel core's.
 PERF_OK=0
 perf_check() {
 	perf record -a -F 499 -q -o /tmp/perf-check.data -- sleep 1 >/dev/null 2>&1 &&
-		perf report -i /tmp/perf-check.data --sort dso --stdio -q >/dev/null 2>&1 &&
+		perf script -i /tmp/perf-check.data -F ip 2>/dev/null | grep -q . &&
 		PERF_OK=1
 	log "perf: $([ $PERF_OK = 1 ] && echo "target CPU from samples" || echo "not usable, no target CPU column")"
 }
@@ -71,12 +71,13 @@ perf_stop() {
 	[ $PERF_OK = 1 ] || return 0
 	wait "$PERF_PID" || log "perf record failed"
 }
-# perf_share: percent of the samples in $TGT_DSOS (-1 without perf).
+# perf_share: percent of the samples in the modules $TGT_MODS (-1
+# without perf), by sample address and /proc/kallsyms while the target is
+# still loaded; the last run's samples per module stay in perf-mods.txt.
 perf_share() {
 	[ $PERF_OK = 1 ] || { echo -1; return 0; }
-	# The last run's report stays with the results (perf-dso.txt).
-	perf report -i /tmp/perf.data --sort dso --stdio -q 2>&1 | tee "$RESULTS/perf-dso.txt" |
-		awk -v re="^($TGT_DSOS)\$" '{ d = $2; gsub(/[][]/, "", d) } d ~ re { s += $1 } END { printf "%.3f\n", s }'
+	perf script -i /tmp/perf.data -F ip 2>/dev/null |
+		/usr/bin/python3 "$PROJECT/tools/perf-modshare.py" "$TGT_MODS" "$RESULTS/perf-mods.txt"
 }
 
 # run_fio ROUND TARGET CH JOBS NAME RW BS QD DEV: one timed fio run, one
@@ -141,7 +142,7 @@ srp_target_round() {
 	local round=$1 tgt=$2 ch dev
 	STOCK=0
 	[ "$tgt" = stock ] && STOCK=1
-	TGT_DSOS="ib_srpt|target_core_mod|target_core_iblock"
+	TGT_MODS="ib_srpt|target_core_mod|target_core_iblock"
 	load_target
 	targetcli_q /backstores/block create bench "$DISK" || fail "block create"
 	targetcli_q "/srpt/$TGT_WWN/luns" create /backstores/block/bench || fail "lun create"
@@ -189,7 +190,7 @@ nvme_dev_present() { [ -n "$(nvme_dev)" ]; }
 nvme_dev_gone() { [ -z "$(nvme_dev)" ]; }
 nvmet_round() {
 	local round=$1 ch dev
-	TGT_DSOS="nvmet|nvmet_rdma"
+	TGT_MODS="nvmet|nvmet_rdma"
 	nvmet_setup
 	for ch in 1 2; do
 		nvme connect -t rdma -a "$TGT_IP" -s 4420 -n "$NQN" -q "$HOSTNQN" \
