@@ -7,9 +7,14 @@
 #   stock   Debian's ib_srpt.ko             initiator: ib_srp (RDMA/CM)
 #   nvmet   nvmet-rdma (Debian)             initiator: nvme-rdma
 #
-# Each round sets up each target in turn, logs in with ch_count 1 and 2
-# (nvme-rdma: nr_io_queues 1 and 2), runs the workloads (below) and takes
-# the target down again.  One line per fio run goes to $RESULTS/bench.tsv:
+# Each round sets up each target in turn, logs in with ch_count 1 to 4
+# (nvme-rdma: nr_io_queues 1 to 4; only the counts some selected workload
+# uses), runs the workloads (below) and takes the target down again.  Each
+# target exports 16 LUNs (namespaces), one null_blk disk each: the
+# workloads use the first, the scale ones (-l4, -l16) the first 4 or all
+# 16 through one fio job per CPU spread over their disks.  The guest has 2
+# vCPUs: with ch_count 3 and 4 blk-mq still sends I/O on only 2 channels
+# (one per CPU), so those rows show what idle channels cost.  One line per fio run goes to $RESULTS/bench.tsv:
 #
 #   round target ch jobs workload ios seconds iops kib_s lat_mean_us
 #   lat_p50_us lat_p99_us cpu_us_io kcpu_us_io tcpu_us_io
@@ -33,8 +38,12 @@ scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS" "$@"
 ALL_WORKLOADS=(
 	"rr4k-qd1 randread 4k 1 1:1 2:1"
 	"rw4k-qd1 randwrite 4k 1 1:1 2:1"
-	"rr4k-qd32 randread 4k 32 1:1 1:2 2:1 2:2"
-	"rw4k-qd32 randwrite 4k 32 1:1 1:2 2:1 2:2"
+	"rr4k-qd32 randread 4k 32 1:1 1:2 2:1 2:2 3:2 4:2"
+	"rw4k-qd32 randwrite 4k 32 1:1 1:2 2:1 2:2 3:2 4:2"
+	"rr4k-qd32-l4 randread 4k 32 2:2"
+	"rw4k-qd32-l4 randwrite 4k 32 2:2"
+	"rr4k-qd32-l16 randread 4k 32 2:2"
+	"rw4k-qd32-l16 randwrite 4k 32 2:2"
 	"rr64k-qd8 randread 64k 8 1:1 2:2"
 	"rw64k-qd8 randwrite 64k 8 1:1 2:2"
 	"sr1m-qd8 read 1m 8 1:1 2:2"
@@ -123,33 +132,55 @@ run_fio() {
 	log "$tgt ch=$ch jobs=$jobs $name: $(cut -f3,4,5,8,10 <<<"$line" | tr '\t' ' ') (iops kib/s mean-us cpu-us/io target-us/io)"
 }
 
-# run_workloads ROUND TARGET CH DEV: every workload that runs at this ch.
-run_workloads() {
-	local round=$1 tgt=$2 ch=$3 dev=$4 w f pair
+# selected_pairs: the ch:jobs pairs of every selected workload, a line
+# each, with the workload's name in front.
+selected_pairs() {
+	local w f pair
 	for w in "${ALL_WORKLOADS[@]}"; do
 		read -r -a f <<<"$w"
 		[ "$WORKLOADS" = all ] || [[ ,$WORKLOADS, == *,${f[0]},* ]] || continue
+		for pair in "${f[@]:4}"; do echo "${f[0]} $pair"; done
+	done
+}
+# channel_counts: the ch_counts the selected workloads need.
+channel_counts() { selected_pairs | awk '{ split($2, p, ":"); print p[1] }' | sort -un; }
+
+# run_workloads ROUND TARGET CH DEV...: every selected workload that runs
+# at this ch; DEV... are the 16 LUNs' disks in LUN order.
+run_workloads() {
+	local round=$1 tgt=$2 ch=$3 w f pair n files
+	shift 3
+	[ $# -eq "$NLUNS" ] || fail "$tgt: $# disks, not $NLUNS"
+	for w in "${ALL_WORKLOADS[@]}"; do
+		read -r -a f <<<"$w"
+		[ "$WORKLOADS" = all ] || [[ ,$WORKLOADS, == *,${f[0]},* ]] || continue
+		n=1
+		[[ ${f[0]} =~ -l([0-9]+)$ ]] && n=${BASH_REMATCH[1]}
+		files=$(IFS=:; echo "${*:1:n}")
 		for pair in "${f[@]:4}"; do
 			[ "${pair%:*}" = "$ch" ] || continue
-			run_fio "$round" "$tgt" "$ch" "${pair#*:}" "${f[@]:0:4}" "$dev"
+			run_fio "$round" "$tgt" "$ch" "${pair#*:}" "${f[@]:0:4}" "$files"
 		done
 	done
 }
 
-# SRP targets (ours and stock): the block LUN and ACL, ib_srp with
-# ch_count 1 and 2.
+# SRP targets (ours and stock): the block LUNs and the ACL, ib_srp with
+# each ch_count.
 srp_target_round() {
-	local round=$1 tgt=$2 ch dev
+	local round=$1 tgt=$2 ch i devs
 	STOCK=0
 	[ "$tgt" = stock ] && STOCK=1
 	TGT_MODS="ib_srpt|target_core_mod|target_core_iblock"
 	load_target
-	targetcli_q /backstores/block create bench "$DISK" || fail "block create"
-	targetcli_q "/srpt/$TGT_WWN/luns" create /backstores/block/bench || fail "lun create"
+	for ((i = 0; i < NLUNS; i++)); do
+		targetcli_q /backstores/block create "bench$i" "${DISKS[i]}" || fail "block create"
+		targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/block/bench$i" || fail "lun create"
+	done
 	make_acl
-	for ch in 1 2; do
-		dev=$(srp_login "ch_count=$ch,queue_size=128") || fail "$tgt: login ch_count=$ch"
-		run_workloads "$round" "$tgt" "$ch" "$dev"
+	for ch in $(channel_counts); do
+		devs=$(srp_login "ch_count=$ch,queue_size=128") || fail "$tgt: login ch_count=$ch"
+		# shellcheck disable=SC2086  # one disk a word
+		run_workloads "$round" "$tgt" "$ch" $devs
 		srp_logout || fail "$tgt: logout"
 	done
 	unload_target || fail "$tgt: $UNLOAD_ERR"
@@ -158,10 +189,14 @@ srp_target_round() {
 nvmet_setup() {
 	local s=$NVMET/subsystems/$NQN p=$NVMET/ports/1
 	modprobe -a nvmet nvmet-rdma nvme-rdma || fail "modprobe nvmet-rdma nvme-rdma"
-	mkdir -p "$s/namespaces/1" "$p" || fail "nvmet configfs"
+	local i
+	mkdir -p "$s" "$p" || fail "nvmet configfs"
 	echo 1 >"$s/attr_allow_any_host"
-	echo "$DISK" >"$s/namespaces/1/device_path"
-	echo 1 >"$s/namespaces/1/enable" || fail "nvmet namespace enable"
+	for ((i = 1; i <= NLUNS; i++)); do
+		mkdir "$s/namespaces/$i" || fail "nvmet namespace $i"
+		echo "${DISKS[i - 1]}" >"$s/namespaces/$i/device_path"
+		echo 1 >"$s/namespaces/$i/enable" || fail "nvmet namespace $i enable"
+	done
 	echo rdma >"$p/addr_trtype"
 	echo ipv4 >"$p/addr_adrfam"
 	echo "$TGT_IP" >"$p/addr_traddr"
@@ -169,38 +204,40 @@ nvmet_setup() {
 	ln -s "$s" "$p/subsystems/$NQN" || fail "nvmet port link"
 }
 nvmet_teardown() {
+	local i
 	rm -f "$NVMET/ports/1/subsystems/$NQN"
 	rmdir "$NVMET/ports/1"
-	echo 0 >"$NVMET/subsystems/$NQN/namespaces/1/enable"
-	rmdir "$NVMET/subsystems/$NQN/namespaces/1" "$NVMET/subsystems/$NQN" ||
-		fail "nvmet teardown"
+	for ((i = 1; i <= NLUNS; i++)); do
+		echo 0 >"$NVMET/subsystems/$NQN/namespaces/$i/enable"
+		rmdir "$NVMET/subsystems/$NQN/namespaces/$i" || fail "nvmet namespace $i teardown"
+	done
+	rmdir "$NVMET/subsystems/$NQN" || fail "nvmet teardown"
 }
-# The namespace's block device (the guest has no other NVMe): nvmeXnY,
-# not a multipath path device nvmeXcZnY.
-nvme_dev() {
+# The namespaces' block devices in namespace order (the guest has no other
+# NVMe): nvmeXnY, not multipath path devices nvmeXcZnY.
+nvme_devs() {
 	local b
 	for b in /sys/block/nvme*n*; do
-		[ -e "$b" ] || continue
-		[[ ${b##*/} == nvme*c*n* ]] || { echo "${b##*/}"; return 0; }
-	done
+		[ -b "/dev/${b##*/}" ] || continue
+		[[ ${b##*/} == nvme*c*n* ]] || echo "/dev/${b##*/}"
+	done | sort -V
 }
 # shellcheck disable=SC2317  # run by wait_for
-nvme_dev_present() { [ -n "$(nvme_dev)" ]; }
+nvme_devs_present() { [ "$(nvme_devs | wc -l)" -eq "$NLUNS" ]; }
 # shellcheck disable=SC2317
-nvme_dev_gone() { [ -z "$(nvme_dev)" ]; }
+nvme_devs_gone() { [ -z "$(nvme_devs)" ]; }
 nvmet_round() {
-	local round=$1 ch dev
+	local round=$1 ch
 	TGT_MODS="nvmet|nvmet_rdma"
 	nvmet_setup
-	for ch in 1 2; do
+	for ch in $(channel_counts); do
 		nvme connect -t rdma -a "$TGT_IP" -s 4420 -n "$NQN" -q "$HOSTNQN" \
 			-i "$ch" >/tmp/nvme.out 2>&1 || fail "nvme connect: $(cat /tmp/nvme.out)"
-		wait_for 30 nvme_dev_present || fail "no nvme namespace"
-		dev=/dev/$(nvme_dev)
-		wait_for 10 test -b "$dev" || fail "no $dev"
-		run_workloads "$round" nvmet "$ch" "$dev"
+		wait_for 30 nvme_devs_present || fail "$(nvme_devs | wc -l) of $NLUNS nvme namespaces"
+		# shellcheck disable=SC2046  # one disk a word
+		run_workloads "$round" nvmet "$ch" $(nvme_devs)
 		nvme disconnect -n "$NQN" >/dev/null || fail "nvme disconnect"
-		wait_for 30 nvme_dev_gone || fail "nvme namespace still there"
+		wait_for 30 nvme_devs_gone || fail "nvme namespaces still there"
 	done
 	nvmet_teardown
 }
@@ -208,7 +245,11 @@ nvmet_round() {
 setup_transport
 # One null_blk disk without memory behind it: the backend costs next to
 # nothing, so what is measured is the target and the transport.
-DISK=$(make_nullb 4G 0 nomem) || exit 1
+NLUNS=16
+DISKS=()
+for ((i = 0; i < NLUNS; i++)); do
+	DISKS+=("$(make_nullb 4G 0 nomem)") || exit 1
+done
 install_modules
 perf_check
 printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\ttcpu_us_io\n' >"$TSV"

@@ -15,6 +15,7 @@ are small and move from run to run.
 import csv
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -47,10 +48,20 @@ def median(rows, col):
     return statistics.median(vals) if vals else float("nan")
 
 
+def base(workload):
+    """The workload without its LUN count: rr4k-qd32-l16 -> rr4k-qd32."""
+    return re.sub(r"-l[0-9]+$", "", workload)
+
+
+def luns(workload):
+    m = re.search(r"-l([0-9]+)$", workload)
+    return int(m.group(1)) if m else 1
+
+
 def metrics(workload):
     if workload.startswith(("sr1m", "sw1m")):
         return SEQ
-    return PRIMARY[workload.rsplit("-", 1)[1]]
+    return PRIMARY[base(workload).rsplit("-", 1)[1]]
 
 
 def ratio(a, b, higher):
@@ -76,8 +87,8 @@ def main():
             configs.append((w, ch, jobs))
     order = ("rr4k-qd1", "rw4k-qd1", "rr4k-qd32", "rw4k-qd32",
              "rr64k-qd8", "rw64k-qd8", "sr1m-qd8", "sw1m-qd8")
-    configs.sort(key=lambda c: (order.index(c[0]) if c[0] in order else 99,
-                                c[1], c[2]))
+    configs.sort(key=lambda c: (order.index(base(c[0])) if base(c[0]) in order
+                                else 99, luns(c[0]), c[1], c[2]))
     med = {}
     for key, rows in runs.items():
         med[key] = {c: median(rows, c) for c in rows[0] if c not in (
@@ -109,6 +120,7 @@ def main():
             if col in (metrics(w)[0][0], "tcpu_us_io"):
                 what = "cpu" if col == "tcpu_us_io" else label.split()[0]
                 dat.append(('"%s ch%d j%d %s"' % (w, ch, jobs, what), rs, rn))
+    lines += scale(get)
     lines += ["", "## Goals (issue 8)", ""]
     lines += goals(get)
     with open(os.path.join(out, "bench.md"), "w") as f:
@@ -119,6 +131,32 @@ def main():
                                     fmt(rn, 3).replace("-", "NaN")))
     plot(out, len(dat))
     print("\n".join(lines))
+
+
+def scale(get):
+    """How IOPS and CPU per I/O move with LUNs (ch 2, 2 jobs) and channels
+    (1 LUN, 2 jobs), relative to 1 LUN / 1 channel of the same target."""
+    out = ["", "## Scale (4k QD32, 2 jobs; each target relative to its own "
+           "first column)", ""]
+    for w in ("rr4k-qd32", "rw4k-qd32"):
+        for axis, pts in (("LUNs (ch 2)", [(w, 2, 1), (w + "-l4", 2, 4),
+                                           (w + "-l16", 2, 16)]),
+                          ("channels (1 LUN)", [(w, c, c) for c in (1, 2, 3, 4)])):
+            if not any(get(p[0], p[1], 2, t, "iops") for p in pts for t in TARGETS):
+                continue
+            out += ["| %s, %s | %s |" % (w, axis, " | ".join(str(p[2]) for p in pts)),
+                    "|---|" + "---|" * len(pts)]
+            for t in TARGETS:
+                for col, label in (("iops", "IOPS"), ("tcpu_us_io", "target CPU us/IO"),
+                                   ("cpu_us_io", "guest CPU us/IO")):
+                    v = [get(p[0], p[1], 2, t, col) for p in pts]
+                    if not any(v):
+                        continue
+                    cells = ["%s (%s)" % (fmt(x), fmt(x / v[0] if x and v[0] else None, 2))
+                             for x in v]
+                    out.append("| %s %s | %s |" % (t, label, " | ".join(cells)))
+            out.append("")
+    return out
 
 
 def goals(get):

@@ -7,7 +7,7 @@
 #
 # Writes build/bench/bench.md (medians, ratios, the goals of issue 8),
 # build/bench/bench.png and keeps the raw figures (bench.tsv, the guest's
-# log) in build/logs/bench-guest/.  Not part of make check; about 45
+# log) in build/logs/bench-guest/.  Not part of make check; about 70
 # minutes with the defaults.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,9 +19,9 @@ for a in "$@"; do
 	esac
 done
 ntgt=$(tr ',' '\n' <<<"$TARGETS" | wc -l)
-# 20 fio runs per target and round, each RUNTIME plus ~8 s (perf report
-# included); 60 s setup.
-export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (60 + 20 * (RUNTIME + 8)) ))
+# 28 fio runs per target and round, each RUNTIME plus ~8 s (perf report
+# included); 120 s setup (four logins to 16 LUNs).
+export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (120 + 28 * (RUNTIME + 8)) ))
 bash "$TOP/tools/vm.sh" tools/bench-guest.sh ROUNDS="$ROUNDS" RUNTIME="$RUNTIME" \
 	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS"
 python3 "$TOP/tools/bench-report.py" "$TOP/build/logs/bench-guest/bench.tsv" "$TOP/build/bench"
