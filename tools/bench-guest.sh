@@ -65,7 +65,9 @@ cpu_jiffies() {
 PERF_OK=0
 perf_check() {
 	perf record -a -F 499 -q -o /tmp/perf-check.data -- sleep 1 >/dev/null 2>&1 &&
-		perf script -i /tmp/perf-check.data -F ip 2>/dev/null | grep -q . &&
+		# (all of perf's output read: with pipefail, grep -q's early
+		# exit would fail the pipeline on SIGPIPE)
+		[ "$(perf script -i /tmp/perf-check.data -F ip 2>/dev/null | wc -l)" -gt 0 ] &&
 		PERF_OK=1
 	log "perf: $([ $PERF_OK = 1 ] && echo "target CPU from samples" || echo "not usable, no target CPU column")"
 }
