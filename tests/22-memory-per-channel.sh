@@ -20,11 +20,11 @@
 . "$PROJECT/tools/guest-lib.sh"
 
 PORTS=8 CH=4
-RES=/sys/kernel/debug/ib_srpt/resources
-mount -t debugfs none /sys/kernel/debug 2>/dev/null
-
-res() { awk -v k="$1" '$1 == k { print $2 }' "$RES"; }
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+# live_channels_are N: the target holds N channels now (for wait_for,
+# which must run the reading each time, not a value taken once).
+# shellcheck disable=SC2317  # run by wait_for
+live_channels_are() { [ "$(resource channels)" -eq "$1" ]; }
 # settle: let freed memory and RCU callbacks come home before a reading.
 settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 2; }
 
@@ -45,9 +45,9 @@ for ((p = 0; p < PORTS; p++)); do
 		fail "login of initiator port $p (ch_count=$CH) failed"
 done
 nch=$((PORTS * CH))
-wait_for 30 test "$(res channels)" -eq "$nch" || fail "$(res channels) channels live, not $nch"
+wait_for 30 live_channels_are "$nch" || fail "$(resource channels) channels live, not $nch"
 # One LIO session per channel (each channel is an I_T nexus of its own).
-[ "$(res sessions)" -eq "$nch" ] || fail "$(res sessions) LIO sessions, not $nch"
+[ "$(resource sessions)" -eq "$nch" ] || fail "$(resource sessions) LIO sessions, not $nch"
 for h in $(srp_hosts); do
 	[ "$(cat "/sys/class/scsi_host/$h/ch_count")" = "$CH" ] ||
 		fail "$h has ch_count $(cat "/sys/class/scsi_host/$h/ch_count"), not $CH"
@@ -60,7 +60,7 @@ rm -f /tmp/vio-pat /tmp/vio-back
 
 settle
 free1=$(meminfo MemFree) slab1=$(meminfo SUnreclaim)
-recv=$(res recv_bytes) send=$(res send_bytes) cqe=$(res cq_entries) slots=$(res cmd_slots)
+recv=$(resource recv_bytes) send=$(resource send_bytes) cqe=$(resource cq_entries) slots=$(resource cmd_slots)
 log "with $nch channels: MemFree ${free1} KiB, SUnreclaim ${slab1} KiB; $(tr '\n' ' ' <"$RES")"
 took=$((free0 - free1))
 log "per channel (credits $credits, srp_max_req_size $req_max): receive buffers $((recv / nch)) B, response buffers $((send / nch)) B, CQ entries $((cqe / nch)), command slots $((slots / nch)); kernel (target + initiator): MemFree $((took / nch)) KiB, SUnreclaim $(((slab1 - slab0) / nch)) KiB"
@@ -76,7 +76,7 @@ limit=$(((req_max + page - 1) / page * page + page))
 [ "$took" -gt 0 ] || fail "MemFree did not move with $nch channels ($free0 -> $free1 KiB)"
 
 srp_logout || fail "logout"
-wait_for 30 test "$(res channels)" -eq 0 || fail "$(res channels) channels left after logout"
+wait_for 30 live_channels_are 0 || fail "$(resource channels) channels left after logout"
 while read -r k v; do
 	[ "$v" = 0 ] || fail "after logout $k is $v, not 0"
 done <"$RES"

@@ -14,7 +14,8 @@
 # workloads use the first, the scale ones (-l4, -l16) the first 4 or all
 # 16 through one fio job per CPU spread over their disks.  The guest has 2
 # vCPUs: with ch_count 3 and 4 blk-mq still sends I/O on only 2 channels
-# (one per CPU), so those rows show what idle channels cost.  One line per fio run goes to $RESULTS/bench.tsv:
+# (one per CPU), so those rows show what idle channels cost.  One line per
+# fio run goes to $RESULTS/bench.tsv:
 #
 #   round target ch jobs workload ios seconds iops kib_s lat_mean_us
 #   lat_p50_us lat_p99_us cpu_us_io kcpu_us_io tcpu_us_io
@@ -134,18 +135,18 @@ run_fio() {
 	log "$tgt ch=$ch jobs=$jobs $name: $(cut -f3,4,5,8,10 <<<"$line" | tr '\t' ' ') (iops kib/s mean-us cpu-us/io target-us/io)"
 }
 
-# selected_pairs: the ch:jobs pairs of every selected workload, a line
-# each, with the workload's name in front.
-selected_pairs() {
-	local w f pair
+# selected_workloads: the lines of ALL_WORKLOADS that WORKLOADS selects.
+selected_workloads() {
+	local w
 	for w in "${ALL_WORKLOADS[@]}"; do
-		read -r -a f <<<"$w"
-		[ "$WORKLOADS" = all ] || [[ ,$WORKLOADS, == *,${f[0]},* ]] || continue
-		for pair in "${f[@]:4}"; do echo "${f[0]} $pair"; done
+		[ "$WORKLOADS" = all ] || [[ ,$WORKLOADS, == *,${w%% *},* ]] || continue
+		echo "$w"
 	done
 }
 # channel_counts: the ch_counts the selected workloads need.
-channel_counts() { selected_pairs | awk '{ split($2, p, ":"); print p[1] }' | sort -un; }
+channel_counts() {
+	selected_workloads | awk '{ for (i = 5; i <= NF; i++) { split($i, p, ":"); print p[1] } }' | sort -un
+}
 
 # run_workloads ROUND TARGET CH DEV...: every selected workload that runs
 # at this ch; DEV... are the 16 LUNs' disks in LUN order.
@@ -153,9 +154,8 @@ run_workloads() {
 	local round=$1 tgt=$2 ch=$3 w f pair n files
 	shift 3
 	[ $# -eq "$NLUNS" ] || fail "$tgt: $# disks, not $NLUNS"
-	for w in "${ALL_WORKLOADS[@]}"; do
+	while read -r w; do
 		read -r -a f <<<"$w"
-		[ "$WORKLOADS" = all ] || [[ ,$WORKLOADS, == *,${f[0]},* ]] || continue
 		n=1
 		[[ ${f[0]} =~ -l([0-9]+)$ ]] && n=${BASH_REMATCH[1]}
 		files=$(IFS=:; echo "${*:1:n}")
@@ -163,7 +163,7 @@ run_workloads() {
 			[ "${pair%:*}" = "$ch" ] || continue
 			run_fio "$round" "$tgt" "$ch" "${pair#*:}" "${f[@]:0:4}" "$files"
 		done
-	done
+	done < <(selected_workloads)
 }
 
 # SRP targets (ours and stock): the block LUNs and the ACL, ib_srp with
@@ -189,9 +189,8 @@ srp_target_round() {
 }
 
 nvmet_setup() {
-	local s=$NVMET/subsystems/$NQN p=$NVMET/ports/1
+	local s=$NVMET/subsystems/$NQN p=$NVMET/ports/1 i
 	modprobe -a nvmet nvmet-rdma nvme-rdma || fail "modprobe nvmet-rdma nvme-rdma"
-	local i
 	mkdir -p "$s" "$p" || fail "nvmet configfs"
 	echo 1 >"$s/attr_allow_any_host"
 	for ((i = 1; i <= NLUNS; i++)); do
@@ -245,7 +244,7 @@ nvmet_round() {
 }
 
 setup_transport
-# One null_blk disk without memory behind it: the backend costs next to
+# 16 null_blk disks without memory behind them: the backend costs next to
 # nothing, so what is measured is the target and the transport.
 NLUNS=16
 DISKS=()

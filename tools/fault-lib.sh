@@ -26,7 +26,6 @@ EXT2=0000000000000001				# the cycling ib_srp login
 CLIENT_ID=00000000000000010002c903c11e0020	# raw initiator
 CLIENT2_ID=00000000000000020002c903c11e0020	# raw initiator, killed
 IBCM_ID=00000000000000030002c903c11e0020	# IB CM test initiator
-RES=/sys/kernel/debug/ib_srpt/resources
 EXTRA_ACL_IDS=()
 # IOS: I/Os fio issued so far (io_stop adds each run's).
 IOS=0
@@ -140,7 +139,7 @@ ib_srp_back() { wait_for "$2" more_reconnects "$1" && wait_for 30 rport_running;
 figures() {
 	local f
 	f="refcnt=$(cat /sys/module/ib_srpt/refcnt 2>/dev/null)"
-	[ -r "$RES" ] && f+=" $(awk '{ printf "%s=%s ", $1, $2 }' $RES)"
+	[ -r "$RES" ] && f+=" $(awk '{ printf "%s=%s ", $1, $2 }' "$RES")"
 	echo "${f% }"
 }
 figure() { figures | tr ' ' '\n' | sed -n "s/^$1=//p"; }
@@ -150,8 +149,13 @@ target_channels() {
 	if [ -r "$RES" ]; then
 		figure channels
 	else
-		echo $(($(klog_count 'logged in to') - $(klog_count 'channel released')))
+		klog_channels
 	fi
+}
+# klog_channels [ID32]: logins minus releases in the kernel log, of the
+# initiator port ID32 only if given.
+klog_channels() {
+	echo $(($(klog_count "${1:+0x$1 }logged in to") - $(klog_count "${1:+0x$1: }channel released")))
 }
 channels_are() { [ "$(target_channels)" = "$1" ]; }
 figures_are() { [ "$(figures)" = "$1" ]; }
@@ -494,9 +498,7 @@ killed_storms() {
 # initiator's own ID, not by the target's total: the frozen RDMA/CM login
 # of fault_killed_login may meet the RTU timeout at any time meanwhile (on
 # a loaded machine it did, in the middle of these steps).
-ibcm_channels() {
-	echo $(($(klog_count "0x$IBCM_ID logged in to") - $(klog_count "0x$IBCM_ID: channel released")))
-}
+ibcm_channels() { klog_channels "$IBCM_ID"; }
 ibcm_channels_are() { [ "$(ibcm_channels)" = "$1" ]; }
 ibcm_no_rtu() {
 	local r

@@ -501,6 +501,11 @@ standard_setup() {
 	make_acl
 }
 
+# Our module's resources file (debugfs, mounted by guest-init): "name
+# value" lines; resource NAME prints one value.
+RES=/sys/kernel/debug/ib_srpt/resources
+resource() { awk -v k="$1" '$1 == k { print $2 }' "$RES"; }
+
 # stock_skip_reason: print the "# stock: skip" reason of a scenario file.
 stock_skip_reason() { sed -n 's/^# stock: skip *//p' "$1" | head -n1; }
 
