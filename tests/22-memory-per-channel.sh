@@ -16,7 +16,6 @@
 # logouts every resources figure is 0 again and MemFree came back (within a
 # quarter of what the 32 channels took).
 # stock: skip Debian's ib_srpt has no resources file to read its channels from
-# release: skip until its first full pass (added at the end of a session; run it with tests/run.sh --debug 22 or drop this line)
 . "$PROJECT/tools/guest-lib.sh"
 
 PORTS=8 CH=4
