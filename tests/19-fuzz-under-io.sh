@@ -87,6 +87,10 @@ fio_rounds &
 FIO_PID=$!
 
 # --- the RDMA/CM fuzzer
+# How busy the guest's CPUs are meanwhile (fuzzer, target, fio together):
+# jiffies busy / all, from the "cpu" line of /proc/stat.
+cpu_jiffies() { awk '$1 == "cpu" { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6 }' /proc/stat; }
+read -r busy0 all0 < <(cpu_jiffies)
 t0=$(date +%s)
 "$FUZZ" --dest "$TGT_IP:$SRP_PORT" --id-ext "$ID_EXT" --ioc-guid "$IOC_GUID" \
 	--initiator-id $IU_ID --login-id $LOGIN_ID --forbid-id "$INI_PORT_ID" \
@@ -94,11 +98,13 @@ t0=$(date +%s)
 	--seed "$SEED" --cases "$CASES" >/tmp/fuzz.out 2>&1
 frc=$?
 t1=$(date +%s)
+read -r busy1 all1 < <(cpu_jiffies)
 grep -E '^(UNEXPECTED|  replay|srp-fuzz)' /tmp/fuzz.out | head -n 40 | sed 's/^/  | /'
 summary=$(grep '^srp-fuzz: seed' /tmp/fuzz.out)
 [ -n "$summary" ] || { tail -n 20 /tmp/fuzz.out; fail "srp-fuzz ended without a summary (rc=$frc)"; }
 [ "$frc" = 0 ] || fail "srp-fuzz: unexpected reactions (rc=$frc): $summary"
-log "$summary; $(awk -v n="$CASES" -v s=$((t1 - t0)) 'BEGIN { printf "%.1f cases/s", n / (s ? s : 1) }')"
+log "$summary; $(awk -v n="$CASES" -v s=$((t1 - t0)) -v b=$((busy1 - busy0)) -v a=$((all1 - all0)) \
+	'BEGIN { printf "%.1f cases/s, guest CPUs %.0f%% busy", n / (s ? s : 1), a ? 100 * b / a : 0 }')"
 
 # --- IB CM logins from the same seed
 ibcm_load
