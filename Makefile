@@ -126,7 +126,7 @@ ibcm-test:
 
 # The raw SRP initiators share the connection and SCSI layers in tools/srp/.
 SRP_LIB = tools/srp/srp-conn.c tools/srp/srp-scsi.c
-SRP_LIB_H = tools/srp/srp-conn.h tools/srp/srp-scsi.h
+SRP_LIB_H = tools/srp/srp-conn.h tools/srp/srp-scsi.h tests/unit/shim/scsi/srp.h
 
 build/srp-client: tools/srp-client.c tools/srp-client-load.c tools/srp-client.h \
 		$(SRP_LIB) $(SRP_LIB_H)

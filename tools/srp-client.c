@@ -54,10 +54,10 @@ static int expect_illegal_asc(struct conn *c, const uint8_t *iu, uint32_t len,
 
 	if (exec_iu(c, iu, len, &r))
 		return failctx("%s", what);
-	if (r.status != 0x02 || !(r.flags & RSP_SNSVALID) || sense_key(&r) != 5)
+	if (r.status != 0x02 || !(r.flags & SRP_RSP_FLAG_SNSVALID) || sense_key(&r) != 5)
 		return failf("%s: %s, want CHECK CONDITION with ILLEGAL REQUEST sense",
 			     what, rsp_str(&r, b, sizeof(b)));
-	if (r.flags & (RSP_DIUNDER | RSP_DIOVER | RSP_DOUNDER | RSP_DOOVER))
+	if (r.flags & (SRP_RSP_FLAG_DIUNDER | SRP_RSP_FLAG_DIOVER | SRP_RSP_FLAG_DOUNDER | SRP_RSP_FLAG_DOOVER))
 		note("%s: residual flags %#x (residuals %u/%u)", what, r.flags,
 		     r.di_resid, r.do_resid);
 	sense_asc(&r, &asc, &ascq);
@@ -437,7 +437,7 @@ static int case_login_bad_target_id(void)
 
 	default_login(&l);
 	l.tgt[15] ^= 0x5a;
-	return expect_rej(&l, REJ_CANNOT_ASSOCIATE, true);
+	return expect_rej(&l, SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL, true);
 }
 
 static int case_login_iu_too_big(void)
@@ -446,7 +446,7 @@ static int case_login_iu_too_big(void)
 
 	default_login(&l);
 	l.it_iu_len = 1u << 20;
-	return expect_rej(&l, REJ_IU_TOO_LARGE, true);
+	return expect_rej(&l, SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE, true);
 }
 
 static int case_login_iu_too_small(void)
@@ -464,7 +464,7 @@ static int case_login_bad_fmt(void)
 
 	default_login(&l);
 	l.buf_fmt = 0x0008;
-	return expect_rej(&l, REJ_BAD_FMT, true);
+	return expect_rej(&l, SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT, true);
 }
 
 static int case_login_short_pdata(void)
@@ -526,7 +526,7 @@ static int case_inquiry(void)
 		ret = failf("not a standard INQUIRY header of a disk: %02x %02x %02x %02x %02x",
 			    c.data[S_OFF], c.data[S_OFF + 1], c.data[S_OFF + 2],
 			    c.data[S_OFF + 3], c.data[S_OFF + 4]);
-	} else if (got < 255 && !(r.flags & RSP_DIUNDER)) {
+	} else if (got < 255 && !(r.flags & SRP_RSP_FLAG_DIUNDER)) {
 		ret = failf("INQUIRY returned %u of 255 bytes without DIUNDER (flags %#x)",
 			    got, r.flags);
 	} else if (got < 255 && r.di_resid != 255 - got) {
@@ -839,7 +839,7 @@ static int tm(struct conn *c, uint8_t fn, uint64_t task_tag, uint8_t want,
 	memcpy(iu + 32, &task_tag, 8);
 	if (exec_iu(c, iu, sizeof(iu), &r))
 		return failctx("%s", what);
-	if (!(r.flags & RSP_RSPVALID) || r.resp_len != 4)
+	if (!(r.flags & SRP_RSP_FLAG_RSPVALID) || r.resp_len != 4)
 		return failf("%s: flags %#x, resp_data_len %u; want RSPVALID and 4",
 			     what, r.flags, r.resp_len);
 	if (r.resp[3] != want)
@@ -869,7 +869,7 @@ static int m_tsk_mgmt_short(struct conn *c)
 	iu[30] = 0x01;
 	if (exec_iu(c, iu, 20, &r))
 		return failctx("SRP_TSK_MGMT of 20 bytes");
-	if (!(r.flags & RSP_RSPVALID) || r.resp_len != 4 || r.resp[3] == 0)
+	if (!(r.flags & SRP_RSP_FLAG_RSPVALID) || r.resp_len != 4 || r.resp[3] == 0)
 		return failf("SRP_TSK_MGMT of 20 bytes: flags %#x, resp_data_len %u, code %#x; want a failure code",
 			     r.flags, r.resp_len, r.resp[3]);
 	note("SRP_TSK_MGMT of 20 bytes -> response code %#x", r.resp[3]);
@@ -1125,7 +1125,7 @@ static int m_residuals(struct conn *c)
 	if (data_cmd(c, cdb, 10, false, DIRECT, &s, 1, &r))
 		return failctx("READ(10) 4 KiB into 8 KiB");
 	note("READ(10) 4 KiB into 8 KiB -> %s", rsp_str(&r, b, sizeof(b)));
-	if (r.status || !(r.flags & RSP_DIUNDER) || r.di_resid != 4096)
+	if (r.status || !(r.flags & SRP_RSP_FLAG_DIUNDER) || r.di_resid != 4096)
 		return failf("READ(10) 4 KiB into 8 KiB: %s; want GOOD, DIUNDER, residual 4096",
 			     rsp_str(&r, b, sizeof(b)));
 	for (k = 8192; k < 16384; k++)
@@ -1149,7 +1149,7 @@ static int m_residuals(struct conn *c)
 		if (c->data[R_OFF + k] != 0xee)
 			return failf("READ(10) 4 KiB into a 1 KiB descriptor wrote byte %u of the MR",
 				     k);
-	if (r.status == 0 && (!(r.flags & RSP_DIOVER) || r.di_resid != 3072))
+	if (r.status == 0 && (!(r.flags & SRP_RSP_FLAG_DIOVER) || r.di_resid != 3072))
 		return failf("READ(10) 4 KiB into 1 KiB: %s; want DIOVER, residual 3072",
 			     rsp_str(&r, b, sizeof(b)));
 	if (r.status && (r.status != 2 || sense_key(&r) != 5))
@@ -1160,7 +1160,7 @@ static int m_residuals(struct conn *c)
 	if (data_cmd(c, cdb, 10, true, DIRECT, &s, 1, &r))
 		return failctx("WRITE(10) 4 KiB from 1 KiB");
 	note("WRITE(10) 4 KiB from 1 KiB -> %s", rsp_str(&r, b, sizeof(b)));
-	if (r.status == 0 && (!(r.flags & RSP_DOOVER) || r.do_resid != 3072))
+	if (r.status == 0 && (!(r.flags & SRP_RSP_FLAG_DOOVER) || r.do_resid != 3072))
 		return failf("WRITE(10) 4 KiB from 1 KiB: %s; want DOOVER, residual 3072, or CHECK CONDITION",
 			     rsp_str(&r, b, sizeof(b)));
 	if (r.status && (r.status != 2 || sense_key(&r) != 5))
@@ -1312,67 +1312,95 @@ static bool xfail(const char *name)
 	return false;
 }
 
+enum {
+	OPT_LIST = CONN_OPT_LAST,
+	OPT_HOLD,
+	OPT_XFAIL,
+	OPT_ROUNDS,
+	OPT_CHANNELS,
+	OPT_STOP_FILE,
+};
+
+static const struct option options[] = {
+	CONN_OPTIONS,
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "hold", no_argument, NULL, OPT_HOLD },
+	{ "xfail", required_argument, NULL, OPT_XFAIL },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "channels", required_argument, NULL, OPT_CHANNELS },
+	{ "stop-file", required_argument, NULL, OPT_STOP_FILE },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+/* Our own options; 0, 1 (--list, --help: done) or -1 (usage error). */
+static int client_opt(int opt, const char *arg)
+{
+	size_t k;
+
+	switch (opt) {
+	case OPT_LIST:
+		for (k = 0; k < NCASES; k++)
+			printf("%-26s %s\n", cases[k].name, cases[k].what);
+		return 1;
+	case 'h':
+		usage(stdout);
+		return 1;
+	case OPT_HOLD:
+		g_hold = true;
+		break;
+	case OPT_XFAIL:
+		if (g_nxfail < NCASES)
+			g_xfail[g_nxfail++] = arg;
+		break;
+	case OPT_ROUNDS:
+		g_rounds = strtoul(arg, NULL, 0);
+		break;
+	case OPT_CHANNELS:
+		g_channels = strtoul(arg, NULL, 0);
+		break;
+	case OPT_STOP_FILE:
+		g_stop_file = arg;
+		break;
+	default:
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *sel[NCASES * 2];
-	int nsel = 0, failed = 0, i, n;
+	int nsel = 0, failed = 0, i, n, opt;
 	size_t k;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		n = conn_opt("srp-client", a, v);
+	while ((opt = getopt_long(argc, argv, "vh", options, NULL)) != -1) {
+		n = conn_opt("srp-client", opt, optarg);
 		if (n < 0)
 			return 2;
-		if (n) {
-			i += n - 1;
-			continue;
-		}
-		if (!strcmp(a, "--list")) {
-			for (k = 0; k < NCASES; k++)
-				printf("%-26s %s\n", cases[k].name, cases[k].what);
-			return 0;
-		} else if (!strcmp(a, "--hold")) {
-			g_hold = true;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (a[0] == '-' && a[1] == '-' && !v) {
-			fprintf(stderr, "srp-client: %s needs a value\n", a);
-			return 2;
-		} else if (!strcmp(a, "--xfail")) {
-			i++;
-			if (g_nxfail < NCASES)
-				g_xfail[g_nxfail++] = v;
-		} else if (!strcmp(a, "--rounds")) {
-			i++;
-			g_rounds = strtoul(v, NULL, 0);
-		} else if (!strcmp(a, "--channels")) {
-			i++;
-			g_channels = strtoul(v, NULL, 0);
-		} else if (!strcmp(a, "--stop-file")) {
-			i++;
-			g_stop_file = v;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "srp-client: unknown option %s\n", a);
-			usage(stderr);
-			return 2;
-		} else if (!strcmp(a, "all")) {
+		if (!n && (n = client_opt(opt, optarg)))
+			return n < 0 ? 2 : 0;
+	}
+	for (i = optind; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "all")) {
 			for (k = 0; k < NCASES && nsel < (int)(NCASES * 2); k++)
 				if (in_all(&cases[k]))
 					sel[nsel++] = cases[k].name;
-		} else {
-			for (k = 0; k < NCASES; k++)
-				if (!strcmp(a, cases[k].name))
-					break;
-			if (k == NCASES) {
-				fprintf(stderr, "srp-client: unknown case %s (see --list)\n", a);
-				return 2;
-			}
-			if (nsel < (int)(NCASES * 2))
-				sel[nsel++] = a;
+			continue;
 		}
+		for (k = 0; k < NCASES; k++)
+			if (!strcmp(a, cases[k].name))
+				break;
+		if (k == NCASES) {
+			fprintf(stderr, "srp-client: unknown case %s (see --list)\n", a);
+			return 2;
+		}
+		if (nsel < (int)(NCASES * 2))
+			sel[nsel++] = a;
 	}
 	if (!conn_opts_ok("srp-client") || !nsel) {
 		usage(stderr);

@@ -93,7 +93,7 @@ static const char *want_str(const struct want *w, char *b, size_t n)
 
 static int judge_tm(const struct want *w, const struct rsp *r)
 {
-	if (!(r->flags & RSP_RSPVALID) || r->resp_len != 4)
+	if (!(r->flags & SRP_RSP_FLAG_RSPVALID) || r->resp_len != 4)
 		return failf("TM answer without 4 bytes of response data (flags %#x, %u bytes)",
 			     r->flags, r->resp_len);
 	if (r->resp[3] > 31 || !(w->tm_codes >> r->resp[3] & 1))
@@ -707,7 +707,10 @@ static int case_overflow(struct fz *f, struct rng *r)
 
 static int case_tsk_mgmt(struct fz *f, struct rng *r)
 {
-	static const uint8_t fns[] = { 0x01, 0x02, 0x04, 0x08, 0x40 };
+	static const uint8_t fns[] = {
+		SRP_TSK_ABORT_TASK, SRP_TSK_ABORT_TASK_SET,
+		SRP_TSK_CLEAR_TASK_SET, SRP_TSK_LUN_RESET, SRP_TSK_CLEAR_ACA,
+	};
 	static uint8_t iu[MAX_IU];
 	struct want w = { .allow = W_TM };
 	uint32_t len = random_len(f, r, 48), i;

@@ -159,7 +159,7 @@ struct lwant {
 	bool any_rej;		/* refused, reason unspecified */
 	bool may_accept;	/* accepted is fine */
 	bool must_accept;	/* nothing else is */
-	uint32_t reasons;	/* bit n: SRP_LOGIN_REJ reason 0x10000 + n */
+	uint32_t reasons;	/* REJ_BIT()s of the reasons allowed */
 	bool imm;		/* accepted with immediate data */
 	bool flood;		/* resources may run out (0x10001, 0x10006) */
 };
@@ -185,20 +185,21 @@ static void login_rules(const uint8_t *pd, unsigned int max_req,
 	 * reason code of its own: any refusal will do. */
 	w->any_rej = pd[11] != SRP_LOGIN_REQ || (flags & 3) > 1;
 	if (len < 64)		/* below the minimum: generic or too large */
-		w->reasons |= 1u << 0 | 1u << 2;
+		w->reasons |= REJ_BIT(SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL) |
+			      REJ_BIT(SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
 	if (len > max_req)
-		w->reasons |= 1u << 2;
+		w->reasons |= REJ_BIT(SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
 	/* No format at all: nothing the spec forbids (commands without data
 	 * need none), nothing the target has to take either. */
-	if (fmt & ~6)
-		w->reasons |= 1u << 4;
+	if (fmt & ~(SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT))
+		w->reasons |= REJ_BIT(SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
 	if (memcmp(pd + 32, g_tgt_id, 16) || !ini_is_acl(pd + 16))
-		w->reasons |= 1u << 3;
+		w->reasons |= REJ_BIT(SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL);
 	w->may_accept = !w->any_rej && !w->reasons;
 	w->must_accept = w->may_accept && fmt;
 	if (!fmt)
-		w->reasons |= 1u << 4;
-	w->imm = (flags & 0x80) && imm >= 52 && imm < len;
+		w->reasons |= REJ_BIT(SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
+	w->imm = (flags & SRP_IMMED_REQUESTED) && imm >= 52 && imm < len;
 }
 
 static void mutate_id(struct rng *r, uint8_t *id)
@@ -223,7 +224,7 @@ static void gen_login(struct rng *r, struct login_req *l)
 	memcpy(l->ini, g_login_id, 16);
 	l->it_iu_len = chance(r, 50) ? DEF_IT_IU_LEN : between(r, 64, DEF_IT_IU_LEN);
 	if (chance(r, 50)) {
-		l->flags |= 0x80;
+		l->flags |= SRP_IMMED_REQUESTED;
 		l->imm_off = chance(r, 70) ? SRP_IMM_OFFSET : (uint16_t)rnd(r);
 	}
 	if (chance(r, 8))
@@ -260,7 +261,8 @@ static int judge_rej(const struct conn *c, const uint8_t *pd,
 	uint32_t reason, ok = w->reasons;
 
 	if (w->flood)
-		ok |= 1u << 1 | 1u << 6;
+		ok |= REJ_BIT(SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES) |
+		      REJ_BIT(SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED);
 	if (c->pdata_len < 32 || c->pdata[0] != SRP_LOGIN_REJ) {
 		if (w->any_rej)
 			return 0;
@@ -275,7 +277,8 @@ static int judge_rej(const struct conn *c, const uint8_t *pd,
 		return 0;
 	if (memcmp(c->pdata + 8, pd, 8))
 		return failf("SRP_LOGIN_REJ tag does not echo the request's");
-	if (reason < 0x10000 || reason > 0x10006 || !(ok >> (reason - 0x10000) & 1))
+	if (reason < SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL ||
+	    reason > SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED || !(ok & REJ_BIT(reason)))
 		return failf("SRP_LOGIN_REJ reason %#x; allowed mask %#x (bit n: 0x1000n)%s",
 			     reason, ok, w->may_accept ? " or accepted" : "");
 	return 0;
@@ -290,7 +293,7 @@ static int judge_rsp_login(struct conn *c, const struct login_req *l,
 	if (!w->may_accept)
 		return failf("accepted (LOGIN_RSP flags %#x); expected a refusal",
 			     c->rsp_flags);
-	if (!!(c->rsp_flags & 0x80) != w->imm)
+	if (!!(c->rsp_flags & SRP_LOGIN_RSP_IMMED_SUPP) != w->imm)
 		return failf("immediate data %s (offset %u, REQ_IT_IU_LEN %u)",
 			     w->imm ? "not granted" : "granted", l->imm_off,
 			     l->it_iu_len);
@@ -500,8 +503,11 @@ static void plan_regex(const struct lwant *w, uint8_t flags, char *re,
 	if (w->may_accept)
 		snprintf(re + len, n - len,
 			 "|LOGIN_RSP req_lim=([2-9]|[1-9][0-9]+) .*flags=0x%02x|LOGIN_RSP req_lim=([2-9]|[1-9][0-9]+) .*flags=0x%02x)",
-			 (w->imm ? 0x80 : 0) | 0,
-			 (w->imm ? 0x80 : 0) | ((flags & 3) ? 2 : 1));
+			 (w->imm ? SRP_LOGIN_RSP_IMMED_SUPP : 0) |
+			 SRP_LOGIN_RSP_MULTICHAN_NO_CHAN,
+			 (w->imm ? SRP_LOGIN_RSP_IMMED_SUPP : 0) |
+			 ((flags & 3) ? SRP_LOGIN_RSP_MULTICHAN_MAINTAINED :
+			  SRP_LOGIN_RSP_MULTICHAN_TERMINATED));
 	else
 		snprintf(re + len, n - len, ")");
 }
@@ -670,66 +676,100 @@ static void usage(FILE *out)
 		"initiator port ID never to send (another initiator's nexus).\n");
 }
 
-/* The options of our own; returns the arguments used, 0, or -1. */
-static int fuzz_opt(const char *a, const char *v, bool *plan)
+enum {
+	OPT_SEED = CONN_OPT_LAST,
+	OPT_CASES,
+	OPT_ONLY,
+	OPT_PROBE_EVERY,
+	OPT_MAX_REQ_SIZE,
+	OPT_LOGIN_ID,
+	OPT_FORBID_ID,
+	OPT_FAMILY,
+	OPT_IBCM_PLAN,
+};
+
+static const struct option options[] = {
+	CONN_OPTIONS,
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "cases", required_argument, NULL, OPT_CASES },
+	{ "only", required_argument, NULL, OPT_ONLY },
+	{ "probe-every", required_argument, NULL, OPT_PROBE_EVERY },
+	{ "max-req-size", required_argument, NULL, OPT_MAX_REQ_SIZE },
+	{ "login-id", required_argument, NULL, OPT_LOGIN_ID },
+	{ "forbid-id", required_argument, NULL, OPT_FORBID_ID },
+	{ "family", required_argument, NULL, OPT_FAMILY },
+	{ "ibcm-plan", no_argument, NULL, OPT_IBCM_PLAN },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+/* Our own options (@opt, @v from getopt_long()); 0, or -1 if bad. */
+static int fuzz_opt(int opt, const char *v, bool *plan)
 {
-	if (!strcmp(a, "--ibcm-plan")) {
+	switch (opt) {
+	case OPT_IBCM_PLAN:
 		*plan = true;
-		return 1;
-	}
-	if (strncmp(a, "--", 2))
 		return 0;
-	if (!v)
-		return -1;
-	if (!strcmp(a, "--seed"))
+	case OPT_SEED:
 		g_seed = strtoull(v, NULL, 0);
-	else if (!strcmp(a, "--cases"))
+		return 0;
+	case OPT_CASES:
 		g_cases = strtoul(v, NULL, 0);
-	else if (!strcmp(a, "--only"))
+		return 0;
+	case OPT_ONLY:
 		g_only = strtoul(v, NULL, 0);
-	else if (!strcmp(a, "--probe-every"))
+		return 0;
+	case OPT_PROBE_EVERY:
 		g_probe_every = strtoul(v, NULL, 0);
-	else if (!strcmp(a, "--max-req-size"))
-		return (g_max_req = strtoul(v, NULL, 0)) >= 64 ? 2 : -1;
-	else if (!strcmp(a, "--login-id"))
-		return (g_have_login_id = !parse_hex(v, g_login_id, 16)) ? 2 : -1;
-	else if (!strcmp(a, "--forbid-id"))
-		return (g_have_forbid = !parse_hex(v, g_forbid_id, 16)) ? 2 : -1;
-	else if (!strcmp(a, "--family") && !strcmp(v, "login"))
-		g_family = FAM_LOGIN;
-	else if (!strcmp(a, "--family") && !strcmp(v, "iu"))
-		g_family = FAM_IU;
-	else if (!strcmp(a, "--family") && !strcmp(v, "all"))
-		g_family = FAM_ALL;
-	else
-		return -1;
-	return 2;
+		return 0;
+	case OPT_MAX_REQ_SIZE:
+		return (g_max_req = strtoul(v, NULL, 0)) >= 64 ? 0 : -1;
+	case OPT_LOGIN_ID:
+		return (g_have_login_id = !parse_hex(v, g_login_id, 16)) ? 0 : -1;
+	case OPT_FORBID_ID:
+		return (g_have_forbid = !parse_hex(v, g_forbid_id, 16)) ? 0 : -1;
+	case OPT_FAMILY:
+		if (!strcmp(v, "login"))
+			g_family = FAM_LOGIN;
+		else if (!strcmp(v, "iu"))
+			g_family = FAM_IU;
+		else if (!strcmp(v, "all"))
+			g_family = FAM_ALL;
+		else
+			return -1;
+		return 0;
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
 {
 	static struct fz f;
 	bool plan = false;
-	int i, n;
+	int n, opt;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	while ((opt = getopt_long(argc, argv, "vh", options, NULL)) != -1) {
+		if (opt == 'h') {
 			usage(stdout);
 			return 0;
 		}
-		n = conn_opt("srp-fuzz", argv[i], v);
+		n = conn_opt("srp-fuzz", opt, optarg);
 		if (!n)
-			n = fuzz_opt(argv[i], v, &plan);
-		if (n <= 0) {
-			fprintf(stderr, "srp-fuzz: bad option %s%s%s\n", argv[i],
-				v ? " " : "", v ? v : "");
+			n = fuzz_opt(opt, optarg, &plan) ? -1 : 1;
+		if (n < 0) {
+			if (opt != '?')
+				fprintf(stderr, "srp-fuzz: bad value %s for --%s\n",
+					optarg ? optarg : "",
+					conn_opt_name(options, opt));
 			usage(stderr);
 			return 2;
 		}
-		i += n - 1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "srp-fuzz: unexpected argument %s\n", argv[optind]);
+		usage(stderr);
+		return 2;
 	}
 	if (!g_have_login_id || !g_probe_every) {
 		usage(stderr);

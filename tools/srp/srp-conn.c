@@ -107,7 +107,7 @@ void default_login(struct login_req *l)
 void imm_login(struct login_req *l)
 {
 	default_login(l);
-	l->flags |= 0x80;
+	l->flags |= SRP_IMMED_REQUESTED;
 	l->imm_off = SRP_IMM_OFFSET;
 }
 
@@ -444,8 +444,8 @@ static int take_login_rsp(struct conn *c, const struct login_req *l)
 	if (c->max_it < l->it_iu_len)
 		return failf("LOGIN_RSP MAX_IT_IU_LEN %u for a request of %u",
 			     c->max_it, l->it_iu_len);
-	if (c->rsp_flags & 0x80) {
-		if (!(l->flags & 0x80))
+	if (c->rsp_flags & SRP_LOGIN_RSP_IMMED_SUPP) {
+		if (!(l->flags & SRP_IMMED_REQUESTED))
 			return failf("LOGIN_RSP grants immediate data that was not requested");
 		c->imm_off = l->imm_off;
 	}
@@ -733,33 +733,41 @@ static int parse_dest(const char *prog, const char *v)
 	return 0;
 }
 
-int conn_opt(const char *prog, const char *a, const char *v)
+int conn_opt(const char *prog, int opt, const char *arg)
 {
-	if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+	switch (opt) {
+	case 'v':
 		g_verbose = 1;
-		return 1;
-	}
-	if (strcmp(a, "--dest") && strcmp(a, "--id-ext") &&
-	    strcmp(a, "--ioc-guid") && strcmp(a, "--initiator-id") &&
-	    strcmp(a, "--lun") && strcmp(a, "--timeout"))
+		break;
+	case CONN_OPT_DEST:
+		return parse_dest(prog, arg) ? -1 : 1;
+	case CONN_OPT_ID_EXT:
+		have_ext = !parse_hex(arg, g_tgt_id, 8);
+		break;
+	case CONN_OPT_IOC_GUID:
+		have_ioc = !parse_hex(arg, g_tgt_id + 8, 8);
+		break;
+	case CONN_OPT_INITIATOR_ID:
+		have_ini = !parse_hex(arg, g_ini_id, 16);
+		break;
+	case CONN_OPT_LUN:
+		g_lun = strtoul(arg, NULL, 0);
+		break;
+	case CONN_OPT_TIMEOUT:
+		g_timeout_ms = atoi(arg) * 1000;
+		break;
+	default:
 		return 0;
-	if (!v) {
-		fprintf(stderr, "%s: %s needs a value\n", prog, a);
-		return -1;
 	}
-	if (!strcmp(a, "--dest"))
-		return parse_dest(prog, v) ? -1 : 2;
-	if (!strcmp(a, "--id-ext"))
-		have_ext = !parse_hex(v, g_tgt_id, 8);
-	else if (!strcmp(a, "--ioc-guid"))
-		have_ioc = !parse_hex(v, g_tgt_id + 8, 8);
-	else if (!strcmp(a, "--initiator-id"))
-		have_ini = !parse_hex(v, g_ini_id, 16);
-	else if (!strcmp(a, "--lun"))
-		g_lun = strtoul(v, NULL, 0);
-	else
-		g_timeout_ms = atoi(v) * 1000;
-	return 2;
+	return 1;
+}
+
+const char *conn_opt_name(const struct option *opts, int val)
+{
+	for (; opts->name; opts++)
+		if (opts->val == val)
+			return opts->name;
+	return "?";
 }
 
 bool conn_opts_ok(const char *prog)

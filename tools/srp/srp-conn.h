@@ -13,6 +13,7 @@
 #ifndef SRP_CONN_H
 #define SRP_CONN_H
 
+#include <getopt.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,34 +22,24 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-enum {
-	SRP_LOGIN_REQ = 0x00,
-	SRP_TSK_MGMT = 0x01,
-	SRP_CMD = 0x02,
-	SRP_I_LOGOUT = 0x03,
-	SRP_LOGIN_RSP = 0xc0,
-	SRP_RSP = 0xc1,
-	SRP_LOGIN_REJ = 0xc2,
-	SRP_T_LOGOUT = 0x80,
-	SRP_CRED_REQ = 0x81,
-	SRP_AER_REQ = 0x82,
-	SRP_CRED_RSP = 0x41,
-	SRP_AER_RSP = 0x42,
-};
+/*
+ * The spec's numbers - IU types, buffer and descriptor formats, login and
+ * SRP_RSP flags, login reject reasons, task management functions - come
+ * from the kernel's <scsi/srp.h>, as copied for tests/unit (which builds
+ * the target's parser against it), so that they are stated once. Only its
+ * constants are used: IUs are encoded and decoded here byte by byte at the
+ * spec's offsets, never through its structures.
+ */
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+#define __packed	__attribute__((__packed__))
+#define __aligned(x)	__attribute__((__aligned__(x)))
+#include "../../tests/unit/shim/scsi/srp.h"
 
-/* SRP_RSP flags (byte 18). */
-#define RSP_RSPVALID	0x01
-#define RSP_SNSVALID	0x02
-#define RSP_DOOVER	0x04
-#define RSP_DOUNDER	0x08
-#define RSP_DIOVER	0x10
-#define RSP_DIUNDER	0x20
-
-/* Login reject reasons. */
-#define REJ_NO_REASON		0x00010000
-#define REJ_IU_TOO_LARGE	0x00010002
-#define REJ_CANNOT_ASSOCIATE	0x00010003
-#define REJ_BAD_FMT		0x00010004
+/* Bit of a login reject reason in a mask of allowed ones. */
+#define REJ_BIT(reason)	(1u << ((reason) - SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL))
 
 /* IB CM REJ reason carrying an SRP_LOGIN_REJ. */
 #define IB_CM_REJ_CONSUMER_DEFINED 28
@@ -203,11 +194,32 @@ int check_quiet(struct conn *c);
 int parse_hex(const char *s, uint8_t *out, size_t n);
 /*
  * The options every raw initiator takes: --dest IP:PORT, --id-ext HEX16,
- * --ioc-guid HEX16, --initiator-id HEX32, --lun N, --timeout SECS, -v.
- * Returns how many arguments @a (and its value @v, NULL if none) used: 1 or
- * 2, 0 if @a is none of them, -1 on an error (printed).
+ * --ioc-guid HEX16, --initiator-id HEX32, --lun N, --timeout SECS, -v
+ * (--verbose). CONN_OPTIONS goes first in the program's getopt_long()
+ * table; conn_opt() takes what getopt_long() returned (@opt, @arg) and
+ * returns 1 if the option is one of these, 0 if not, -1 on a bad value
+ * (printed).
  */
-int conn_opt(const char *prog, const char *a, const char *v);
+enum {
+	CONN_OPT_DEST = 0x100,
+	CONN_OPT_ID_EXT,
+	CONN_OPT_IOC_GUID,
+	CONN_OPT_INITIATOR_ID,
+	CONN_OPT_LUN,
+	CONN_OPT_TIMEOUT,
+	CONN_OPT_LAST		/* programs number their own options from here */
+};
+#define CONN_OPTIONS \
+	{ "dest", required_argument, NULL, CONN_OPT_DEST }, \
+	{ "id-ext", required_argument, NULL, CONN_OPT_ID_EXT }, \
+	{ "ioc-guid", required_argument, NULL, CONN_OPT_IOC_GUID }, \
+	{ "initiator-id", required_argument, NULL, CONN_OPT_INITIATOR_ID }, \
+	{ "lun", required_argument, NULL, CONN_OPT_LUN }, \
+	{ "timeout", required_argument, NULL, CONN_OPT_TIMEOUT }, \
+	{ "verbose", no_argument, NULL, 'v' }
+int conn_opt(const char *prog, int opt, const char *arg);
+/* The long name of option @val in @opts (for messages). */
+const char *conn_opt_name(const struct option *opts, int val);
 /* Whether the mandatory ones were given and the values are in range. */
 bool conn_opts_ok(const char *prog);
 

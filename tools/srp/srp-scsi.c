@@ -31,10 +31,10 @@ int parse_rsp(const struct iu *iu, uint64_t tag, struct rsp *r)
 	r->di_resid = get_be32(b + 24);
 	r->sense_len = get_be32(b + 28);
 	r->resp_len = get_be32(b + 32);
-	if (!(r->flags & RSP_RSPVALID) && r->resp_len)
+	if (!(r->flags & SRP_RSP_FLAG_RSPVALID) && r->resp_len)
 		return failf("SRP_RSP resp_data_len %u without RSPVALID",
 			     r->resp_len);
-	if (!(r->flags & RSP_SNSVALID) && r->sense_len)
+	if (!(r->flags & SRP_RSP_FLAG_SNSVALID) && r->sense_len)
 		return failf("SRP_RSP sense_data_len %u without SNSVALID",
 			     r->sense_len);
 	if ((uint64_t)36 + r->resp_len + r->sense_len > iu->len)
@@ -51,7 +51,7 @@ int sense_key(const struct rsp *r)
 {
 	uint8_t code = r->sense[0] & 0x7f;
 
-	if (!(r->flags & RSP_SNSVALID) || r->sense_len < 3)
+	if (!(r->flags & SRP_RSP_FLAG_SNSVALID) || r->sense_len < 3)
 		return -1;
 	if (code == 0x70 || code == 0x71)
 		return r->sense[2] & 0xf;
@@ -270,8 +270,8 @@ int rw(struct conn *c, bool write, uint32_t lba, uint16_t nblk,
 	rw10_cdb(cdb, write, lba, nblk);
 	if (data_cmd(c, cdb, 10, write, lay, s, n, &r))
 		return failctx("%s(10)", write ? "WRITE" : "READ");
-	if (r.status || r.flags & (RSP_DIUNDER | RSP_DIOVER | RSP_DOUNDER |
-				   RSP_DOOVER))
+	if (r.status || r.flags & (SRP_RSP_FLAG_DIUNDER | SRP_RSP_FLAG_DIOVER | SRP_RSP_FLAG_DOUNDER |
+				   SRP_RSP_FLAG_DOOVER))
 		return failf("%s(10) of %u blocks: %s", write ? "WRITE" : "READ",
 			     nblk, rsp_str(&r, b, sizeof(b)));
 	return 0;

@@ -21,7 +21,11 @@ struct seg {
 	uint32_t off, len;
 };
 
-enum layout { DIRECT = 1, INDIRECT = 2, IMMEDIATE = 3 };
+enum layout {
+	DIRECT = SRP_DATA_DESC_DIRECT,
+	INDIRECT = SRP_DATA_DESC_INDIRECT,
+	IMMEDIATE = SRP_DATA_DESC_IMM,
+};
 
 extern uint64_t g_rand;
 int parse_rsp(const struct iu *iu, uint64_t tag, struct rsp *r);
