@@ -22,9 +22,10 @@
 CLIENT=$PROJECT/build/srp-client
 # The raw client's initiator port ID (extension || GUID); not ib_srp's.
 CLIENT_ID=00000000000000010002c903c11e0001
-# Known target bugs, reported as XFAIL (and as a failure, XPASS, once
-# fixed): none.
-XFAIL=()
+# Known target gaps, reported as XFAIL (and as a failure, XPASS, once
+# fixed): indirect tables the target would have to fetch (issue 9 part 1;
+# Documentation/ib_srpt.rst "Known limits").
+XFAIL=(--xfail ext-table)
 CASES=()
 for a in "$@"; do [ -n "$a" ] && CASES+=("$a"); done	# vm.sh may pass ''
 [ ${#CASES[@]} -gt 0 ] || CASES=(all)

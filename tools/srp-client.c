@@ -57,7 +57,7 @@ static int expect_illegal_asc(struct conn *c, const uint8_t *iu, uint32_t len,
 	if (r.status != 0x02 || !(r.flags & SRP_RSP_FLAG_SNSVALID) || sense_key(&r) != 5)
 		return failf("%s: %s, want CHECK CONDITION with ILLEGAL REQUEST sense",
 			     what, rsp_str(&r, b, sizeof(b)));
-	if (r.flags & (SRP_RSP_FLAG_DIUNDER | SRP_RSP_FLAG_DIOVER | SRP_RSP_FLAG_DOUNDER | SRP_RSP_FLAG_DOOVER))
+	if (r.flags & SRP_RSP_RESID_FLAGS)
 		note("%s: residual flags %#x (residuals %u/%u)", what, r.flags,
 		     r.di_resid, r.do_resid);
 	sense_asc(&r, &asc, &ascq);
@@ -617,6 +617,103 @@ static int case_write_read_indirect(void)
 	/* The same blocks through one direct descriptor. */
 	whole = (struct seg){ R_OFF + 524288, len };
 	ret = rw(&c, false, 32, 16, DIRECT, &whole, 1);
+	if (!ret)
+		ret = compare_segs(&c, &whole, 1, len);
+	if (!ret)
+		ret = check_quiet(&c);
+out:
+	conn_close(&c);
+	return ret;
+}
+
+/*
+ * READ/WRITE(10) through an indirect table of @n descriptors that lives in
+ * the data MR (at T_OFF) with only @ninline of them in the IU, as ib_srp
+ * sends it with allow_ext_sg=1: the target has to RDMA READ the table.
+ */
+static int ext_rw(struct conn *c, bool write, uint32_t lba, uint16_t nblk,
+		  const struct seg *s, int n, int ninline)
+{
+	uint32_t rkey = c->data_mr->rkey, total = 0, len;
+	uint8_t cdb[10], *iu = calloc(1, c->send_slot);
+	struct rsp r;
+	char b[160];
+	int i, ret = -1, tries;
+
+	if (!iu)
+		return failf("out of memory");
+	for (i = 0; i < n; i++) {
+		put_desc(c->data + T_OFF + 16 * i, va_of(c, s[i].off), rkey,
+			 s[i].len);
+		total += s[i].len;
+	}
+	rw10_cdb(cdb, write, lba, nblk);
+	for (tries = 0; tries < 3; tries++) {
+		len = cmd_hdr(iu, cdb, 10);
+		iu[5] = write ? INDIRECT << 4 : INDIRECT;
+		iu[write ? 6 : 7] = ninline;
+		len += put_desc(iu + len, va_of(c, T_OFF), rkey, 16 * n);
+		put_be32(iu + len, total);
+		len += 4;
+		for (i = 0; i < ninline; i++)
+			len += put_desc(iu + len, va_of(c, s[i].off), rkey,
+					s[i].len);
+		ret = exec_iu(c, iu, len, &r);
+		if (ret || r.status != 2 || sense_key(&r) != 6)
+			break;
+	}
+	free(iu);
+	if (ret)
+		return failctx("%s(10), table of %d with %d inline",
+			       write ? "WRITE" : "READ", n, ninline);
+	if (r.status || r.flags & SRP_RSP_RESID_FLAGS)
+		return failf("%s(10) of %u blocks, table of %d with %d inline: %s",
+			     write ? "WRITE" : "READ", nblk, n, ninline,
+			     rsp_str(&r, b, sizeof(b)));
+	return 0;
+}
+
+/*
+ * Indirect tables held by the initiator (SRP: the target fetches the
+ * table when the IU carries fewer descriptors than it has): a 64 KiB
+ * write through 16 scattered 4 KiB pieces with none inline, read back
+ * through 16 others with 2 inline, and once more through a direct
+ * descriptor.
+ */
+static int case_ext_table(void)
+{
+	struct login_req l;
+	struct conn c;
+	struct seg w[16], rd[16], whole;
+	uint32_t bs, len = 16 * 4096, stage = W_OFF + (512u << 10);
+	int i, ret;
+
+	default_login(&l);
+	ret = login_geometry(&c, &l, &bs);
+	if (ret)
+		goto out;
+	for (i = 0; i < 16; i++) {
+		/* Scattered, in another order than the data's. */
+		w[i] = (struct seg){ W_OFF + ((i * 5) % 16) * 8192 + 4 * i, 4096 };
+		rd[i] = (struct seg){ R_OFF + ((i * 7) % 16) * 8192 + 8 * i, 4096 };
+	}
+	for (i = 0; i < 16; i++)
+		fill_random(c.data + w[i].off, 4096);
+	memset(c.data + R_OFF, 0, 1u << 20);
+	ret = ext_rw(&c, true, 64, len / bs, w, 16, 0);
+	if (!ret)
+		ret = ext_rw(&c, false, 64, len / bs, rd, 16, 2);
+	if (!ret) {
+		/* compare_segs() wants the written bytes in one piece. */
+		for (i = 0; i < 16; i++)
+			memcpy(c.data + stage + 4096 * i, c.data + w[i].off, 4096);
+		memmove(c.data + W_OFF, c.data + stage, len);
+		ret = compare_segs(&c, rd, 16, len);
+	}
+	if (ret)
+		goto out;
+	whole = (struct seg){ R_OFF + 524288, len };
+	ret = rw(&c, false, 64, len / bs, DIRECT, &whole, 1);
 	if (!ret)
 		ret = compare_segs(&c, &whole, 1, len);
 	if (!ret)
@@ -1252,6 +1349,7 @@ static const struct tcase cases[] = {
 	{ "bad-direct-cut", case_bad_direct_cut, "direct descriptor cut off" },
 	{ "bad-indirect-count", case_bad_indirect_count, "indirect: count vs table length vs IU" },
 	{ "bad-indirect-ext", case_bad_indirect_ext, "indirect: partial inline list (external table)" },
+	{ "ext-table", case_ext_table, "64 KiB through indirect tables held by the initiator (0 and 2 of 16 inline): fetched, data right" },
 	{ "bad-indirect-sum", case_bad_indirect_sum, "indirect: lengths do not sum to the total" },
 	{ "bad-bidi", case_bad_bidi, "bidirectional buffer format 0x11" },
 	{ "bad-imm-unnegotiated", case_bad_imm_unneg, "immediate data without negotiation" },

@@ -38,6 +38,10 @@ typedef uint64_t u64;
 #define __aligned(x)	__attribute__((__aligned__(x)))
 #include "../../tests/unit/shim/scsi/srp.h"
 
+/* SRP_RSP flags that report a residual. */
+#define SRP_RSP_RESID_FLAGS (SRP_RSP_FLAG_DIUNDER | SRP_RSP_FLAG_DIOVER | \
+			     SRP_RSP_FLAG_DOUNDER | SRP_RSP_FLAG_DOOVER)
+
 /* Bit of a login reject reason in a mask of allowed ones. */
 #define REJ_BIT(reason)	(1u << ((reason) - SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL))
 

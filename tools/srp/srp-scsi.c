@@ -270,8 +270,7 @@ int rw(struct conn *c, bool write, uint32_t lba, uint16_t nblk,
 	rw10_cdb(cdb, write, lba, nblk);
 	if (data_cmd(c, cdb, 10, write, lay, s, n, &r))
 		return failctx("%s(10)", write ? "WRITE" : "READ");
-	if (r.status || r.flags & (SRP_RSP_FLAG_DIUNDER | SRP_RSP_FLAG_DIOVER | SRP_RSP_FLAG_DOUNDER |
-				   SRP_RSP_FLAG_DOOVER))
+	if (r.status || r.flags & SRP_RSP_RESID_FLAGS)
 		return failf("%s(10) of %u blocks: %s", write ? "WRITE" : "READ",
 			     nblk, rsp_str(&r, b, sizeof(b)));
 	return 0;
