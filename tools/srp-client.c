@@ -634,30 +634,22 @@ out:
 static int ext_rw(struct conn *c, bool write, uint32_t lba, uint16_t nblk,
 		  const struct seg *s, int n, int ninline)
 {
-	uint32_t rkey = c->data_mr->rkey, total = 0, len;
 	uint8_t cdb[10], *iu = calloc(1, c->send_slot);
 	struct rsp r;
 	char b[160];
-	int i, ret = -1, tries;
+	int ret = -1, tries;
 
 	if (!iu)
 		return failf("out of memory");
-	for (i = 0; i < n; i++) {
-		put_desc(c->data + T_OFF + 16 * i, va_of(c, s[i].off), rkey,
-			 s[i].len);
-		total += s[i].len;
-	}
 	rw10_cdb(cdb, write, lba, nblk);
 	for (tries = 0; tries < 3; tries++) {
-		len = cmd_hdr(iu, cdb, 10);
-		iu[5] = write ? INDIRECT << 4 : INDIRECT;
+		/* The whole table in the MR and in the IU, then the IU cut
+		 * after its first @ninline descriptors. */
+		uint32_t len = build_data_cmd(c, iu, cdb, 10, write, INDIRECT,
+					      s, n);
+
 		iu[write ? 6 : 7] = ninline;
-		len += put_desc(iu + len, va_of(c, T_OFF), rkey, 16 * n);
-		put_be32(iu + len, total);
-		len += 4;
-		for (i = 0; i < ninline; i++)
-			len += put_desc(iu + len, va_of(c, s[i].off), rkey,
-					s[i].len);
+		len -= 16 * (n - ninline);
 		ret = exec_iu(c, iu, len, &r);
 		if (ret || r.status != 2 || sense_key(&r) != 6)
 			break;
