@@ -10,7 +10,8 @@
 # /mnt/results.  Console log and guest dmesg are kept in the log dir
 # (default build/logs/<script name>[-stock][-siw][-<kver>]/).  The run FAILS
 # when the kernel log shows a WARNING/BUG/Oops/hung task/... splat, or when
-# the guest times out.  --siw: soft-iWARP (siw, built on the host by
+# the guest times out (a guest that dies while it boots, before the
+# scenario starts, is booted once more).  --siw: soft-iWARP (siw, built on the host by
 # tools/build-siw.sh and shipped into the guest) instead of soft-RoCE.
 # --debug (= --kver debug): the debug kernel of tools/build-debug-kernel.sh
 # (KASAN, lockdep, kmemleak, ...; build ib_srpt.ko for it with `make
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--debug) KVER=debug; shift ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--logdir) LOGDIR=$2; shift 2 ;;
-	-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -152,40 +153,58 @@ qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
 
 echo "vm.sh: $SCRIPT_REL (kernel $KREL, stock=$STOCK, $TRANSPORT) logs in $LOGDIR" >&2
 start=$(date +%s)
-set +e
-(
-	# Only one guest at a time on this machine.
-	exec 9>/tmp/ib_srpt-vm.lock
-	if ! flock -n 9; then
-		echo "vm.sh: waiting for another test VM (/tmp/ib_srpt-vm.lock)" >&2
-		flock 9
-		echo "vm.sh: got the VM lock after $(( $(date +%s) - start ))s" >&2
-	fi
-	timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null >"$CONSOLE" 2>&1 &
-	qpid=$!
-	if [ "${VM_VERBOSE:-0}" = 1 ]; then
-		tail -n +1 -f --pid=$qpid "$CONSOLE" &
-	fi
-	# A guest that has its result but does not power off (a hung device
-	# shutdown: ib_srp waiting for a dead channel, say) is stopped.
-	while kill -0 $qpid 2>/dev/null; do
-		if [ -s "$LOGDIR/rc" ]; then
-			for _ in $(seq 60); do
-				kill -0 $qpid 2>/dev/null || break
-				sleep 0.5
-			done
-			if kill -0 $qpid 2>/dev/null; then
-				echo "vm.sh: the guest did not power off 30 s after its result; stopped" >&2
-				kill $qpid
-			fi
-			break
+# run_guest: one boot of the guest; sets qrc to qemu's exit code.
+run_guest() {
+	set +e
+	(
+		# Only one guest at a time on this machine.
+		exec 9>/tmp/ib_srpt-vm.lock
+		if ! flock -n 9; then
+			echo "vm.sh: waiting for another test VM (/tmp/ib_srpt-vm.lock)" >&2
+			flock 9
+			echo "vm.sh: got the VM lock after $(( $(date +%s) - start ))s" >&2
 		fi
-		sleep 1
-	done
-	wait $qpid
-)
-qrc=$?
-set -e
+		timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null >"$CONSOLE" 2>&1 &
+		qpid=$!
+		if [ "${VM_VERBOSE:-0}" = 1 ]; then
+			tail -n +1 -f --pid=$qpid "$CONSOLE" &
+		fi
+		# A guest that has its result but does not power off (a hung device
+		# shutdown: ib_srp waiting for a dead channel, say) is stopped.
+		while kill -0 $qpid 2>/dev/null; do
+			if [ -s "$LOGDIR/rc" ]; then
+				for _ in $(seq 60); do
+					kill -0 $qpid 2>/dev/null || break
+					sleep 0.5
+				done
+				if kill -0 $qpid 2>/dev/null; then
+					echo "vm.sh: the guest did not power off 30 s after its result; stopped" >&2
+					kill $qpid
+				fi
+				break
+			fi
+			sleep 1
+		done
+		wait $qpid
+	)
+	qrc=$?
+	set -e
+}
+
+# A guest that dies before tools/guest-init.sh starts the scenario (none
+# of our code has run: TCG occasionally trips over the kernel's int3 text
+# patching while it boots, "Oops: int3" at 1.8 s) is booted once more;
+# its console stays in console.boot-failed.log.  Anything after the
+# scenario started counts as it is.
+run_guest
+if [ ! -s "$LOGDIR/rc" ] && ! grep -q 'guest: kernel .*, running ' "$CONSOLE" &&
+   [ "$qrc" != 124 ] && [ "$qrc" != 137 ]; then
+	mv "$CONSOLE" "$LOGDIR/console.boot-failed.log"
+	echo "vm.sh: the guest died while booting, before the scenario started (qemu rc=$qrc):" >&2
+	grep -E 'Oops|BUG:|panic' "$LOGDIR/console.boot-failed.log" | head -n 3 >&2
+	echo "vm.sh: booting it once more (first console: $LOGDIR/console.boot-failed.log)" >&2
+	run_guest
+fi
 secs=$(( $(date +%s) - start ))
 
 rc=
