@@ -100,7 +100,8 @@ check-siw: deps modules tools
 	bash tests/run.sh --siw
 
 # A longer pass of tests/19-fuzz-under-io.sh (not part of check):
-# make fuzz-long CASES=N [SEED=S] [IBCM_CASES=N] [FUZZ_KVER=debug]; the VM
+# make fuzz-long CASES=N [SEED=S] [IBCM_CASES=N] [FUZZ_KVER=debug], logs in
+# build/logs/fuzz-long-<kernel>-seed<S> (one directory per seed); the VM
 # may take FUZZ_VM_TIMEOUT seconds (default: 10 cases/s, 2 s an IB CM
 # login, plus 10 minutes; 4 times that on the debug kernel).
 CASES ?= 20000
@@ -109,7 +110,8 @@ IBCM_CASES ?= 300
 FUZZ_KVER ?= 6.12
 FUZZ_VM_TIMEOUT ?= $(shell echo $$(( (600 + $(CASES) / 10 + 2 * $(IBCM_CASES)) * $(if $(filter debug,$(FUZZ_KVER)),4,1) )))
 fuzz-long: deps $(if $(filter debug,$(FUZZ_KVER)),modules-debug,modules) tools
-	VM_TIMEOUT=$(FUZZ_VM_TIMEOUT) bash tools/vm.sh --kver $(FUZZ_KVER) tests/19-fuzz-under-io.sh \
+	VM_TIMEOUT=$(FUZZ_VM_TIMEOUT) bash tools/vm.sh --kver $(FUZZ_KVER) \
+		--logdir build/logs/fuzz-long-$(FUZZ_KVER)-seed$(SEED) tests/19-fuzz-under-io.sh \
 		CASES=$(CASES) SEED=$(SEED) IBCM_CASES=$(IBCM_CASES)
 
 # User-space helpers the scenarios run inside the guest (it shares the
