@@ -51,6 +51,7 @@ fi
 KMEMLEAK=/sys/kernel/debug/kmemleak
 [ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
 
+# tools/vm.sh takes this line for "the scenario started".
 echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK, transport=$TRANSPORT)"
 cd /tmp || exit 1
 start=$(date +%s)

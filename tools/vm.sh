@@ -191,17 +191,21 @@ run_guest() {
 	set -e
 }
 
+# What a kernel log must not show, and whether qemu ran into $TIMEOUT.
+bad='WARNING:|BUG:|Oops|ODEBUG:|still held|blocked for more than|general protection|KASAN|UBSAN|refcount_t|list_del corruption|list_add corruption|Kernel panic|soft lockup|hard LOCKUP|RCU stall|rcu_sched self-detected|stack-protector'
+timed_out() { [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; }
+
 # A guest that dies before tools/guest-init.sh starts the scenario (none
 # of our code has run: TCG occasionally trips over the kernel's int3 text
 # patching while it boots, "Oops: int3" at 1.8 s) is booted once more;
 # its console stays in console.boot-failed.log.  Anything after the
 # scenario started counts as it is.
 run_guest
-if [ ! -s "$LOGDIR/rc" ] && ! grep -q 'guest: kernel .*, running ' "$CONSOLE" &&
-   [ "$qrc" != 124 ] && [ "$qrc" != 137 ]; then
+if [ ! -s "$LOGDIR/rc" ] && ! grep -q 'guest: kernel .*, running ' "$CONSOLE" && ! timed_out; then
 	mv "$CONSOLE" "$LOGDIR/console.boot-failed.log"
 	echo "vm.sh: the guest died while booting, before the scenario started (qemu rc=$qrc):" >&2
-	grep -E 'Oops|BUG:|panic' "$LOGDIR/console.boot-failed.log" | head -n 3 >&2
+	grep -m 3 -E "$bad" "$LOGDIR/console.boot-failed.log" >&2 ||
+		tail -n 3 "$LOGDIR/console.boot-failed.log" >&2
 	echo "vm.sh: booting it once more (first console: $LOGDIR/console.boot-failed.log)" >&2
 	run_guest
 fi
@@ -215,7 +219,7 @@ else
 	rc=$(sed -n 's/.*VM-RESULT: rc=\([0-9]*\).*/\1/p' "$CONSOLE" | tail -n1)
 fi
 if [ -z "$rc" ]; then
-	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	if timed_out; then
 		echo "vm.sh: TIMEOUT after ${TIMEOUT}s (guest hung?) - see $CONSOLE" >&2
 	else
 		echo "vm.sh: guest died without a result (qemu rc=$qrc) - see $CONSOLE" >&2
@@ -228,7 +232,6 @@ fi
 # console also carries the scenario's own output, so prefer dmesg).
 klog=$LOGDIR/dmesg.txt
 [ -s "$klog" ] || klog=$CONSOLE
-bad='WARNING:|BUG:|Oops|ODEBUG:|still held|blocked for more than|general protection|KASAN|UBSAN|refcount_t|list_del corruption|list_add corruption|Kernel panic|soft lockup|hard LOCKUP|RCU stall|rcu_sched self-detected|stack-protector'
 if grep -E "$bad" "$klog" >"$LOGDIR/splats.txt" 2>/dev/null; then
 	echo "vm.sh: kernel splat in the guest log:" >&2
 	head -n 20 "$LOGDIR/splats.txt" >&2
