@@ -170,7 +170,7 @@ static enum srpt_cmd_err srpt_parse_indirect(const u8 *p, u32 room, u8 cnt,
 					     struct srpt_cmd_info *ci)
 {
 	const struct srp_indirect_buf *ib = (const void *)p;
-	u32 table_len, i;
+	u32 table_len, n, i;
 	u64 sum = 0;
 
 	if (room < sizeof(*ib))
@@ -179,17 +179,22 @@ static enum srpt_cmd_err srpt_parse_indirect(const u8 *p, u32 room, u8 cnt,
 	ci->data_len = get_unaligned_be32(&ib->len);
 	if (table_len % sizeof(struct srp_direct_buf))
 		return SRPT_CMD_BAD_IU;
-	if (table_len / sizeof(struct srp_direct_buf) > cnt) {
-		/* Partial list inline: the table must be fetched. */
-		ci->ext_table = true;
-		return SRPT_CMD_BAD_FMT;
-	}
-	if (table_len / sizeof(struct srp_direct_buf) != cnt)
+	n = table_len / sizeof(struct srp_direct_buf);
+	if (n < cnt)
 		return SRPT_CMD_BAD_IU;
 	if (room - sizeof(*ib) < (u32)cnt * sizeof(struct srp_direct_buf))
 		return SRPT_CMD_BAD_IU;
 	ci->n_desc = cnt;
 	ci->desc = p + sizeof(*ib);
+	if (n > cnt) {
+		/* Partial list inline: the table must be fetched. */
+		ci->ext_table = true;
+		ci->table.va = get_unaligned_be64(&ib->table_desc.va);
+		ci->table.rkey = get_unaligned_be32(&ib->table_desc.key);
+		ci->table.len = table_len;
+		return n > SRPT_MAX_TABLE_DESC ? SRPT_CMD_TOO_BIG :
+						 SRPT_CMD_EXT_TABLE;
+	}
 	for (i = 0; i < cnt; i++)
 		sum += srpt_cmd_desc(ci, i).len;
 	if (sum != ci->data_len)
@@ -288,9 +293,41 @@ enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
 	default:
 		return SRPT_CMD_BAD_FMT;
 	}
-	if (err == SRPT_CMD_OK && ci->data_len > max_data_len)
+	if ((err == SRPT_CMD_OK || err == SRPT_CMD_EXT_TABLE) &&
+	    ci->data_len > max_data_len)
 		err = SRPT_CMD_TOO_BIG;
 	return err;
+}
+
+/**
+ * srpt_parse_table() - take the fetched indirect table of an SRP_CMD
+ * @ci: command that srpt_parse_cmd() returned SRPT_CMD_EXT_TABLE for
+ * @table: the ci->table.len bytes read from the initiator
+ *
+ * The descriptors in the IU must be the first ones of the table, and the
+ * whole table must add up to the command's data length. On success the
+ * command's descriptors are the table's: @table must stay as long as they
+ * are read through srpt_cmd_desc().
+ *
+ * Return: SRPT_CMD_OK, or SRPT_CMD_BAD_IU if the table disagrees with the
+ * IU.
+ */
+enum srpt_cmd_err srpt_parse_table(struct srpt_cmd_info *ci, const u8 *table)
+{
+	u32 inline_len = ci->n_desc * sizeof(struct srp_direct_buf), i;
+	u64 sum = 0;
+
+	if (!ci->ext_table)
+		return SRPT_CMD_BAD_IU;
+	if (memcmp(table, ci->desc, inline_len))
+		return SRPT_CMD_BAD_IU;
+	ci->desc = table;
+	ci->n_desc = ci->table.len / sizeof(struct srp_direct_buf);
+	for (i = 0; i < ci->n_desc; i++)
+		sum += srpt_cmd_desc(ci, i).len;
+	if (sum != ci->data_len)
+		return SRPT_CMD_BAD_IU;
+	return SRPT_CMD_OK;
 }
 
 /**

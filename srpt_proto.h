@@ -20,6 +20,9 @@
 /* Buffer formats this target implements. */
 #define SRPT_BUF_FMTS		(SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT)
 
+/* Most descriptors in an indirect table fetched from the initiator. */
+#define SRPT_MAX_TABLE_DESC	1024
+
 /* Additional sense code and qualifier (ASC << 8 | ASCQ) of refusals. */
 #define SRPT_ASC_INVALID_IU_FIELD	0x0e03	/* in COMMAND INFORMATION UNIT */
 #define SRPT_ASC_INVALID_CDB_FIELD	0x2400	/* INVALID FIELD IN CDB */
@@ -92,6 +95,9 @@ enum srpt_cmd_err {
 	SRPT_CMD_BAD_FMT,	/* a buffer format this target cannot do */
 	SRPT_CMD_TOO_BIG,	/* data length over the target's limit */
 	SRPT_CMD_BAD_CDB,	/* the CDB is longer than the IU carries */
+	SRPT_CMD_EXT_TABLE,	/* fine so far; the indirect table must be
+				 * fetched (ci->table), then srpt_parse_table()
+				 */
 };
 
 /**
@@ -106,9 +112,11 @@ enum srpt_cmd_err {
  * @fmt: data buffer format (SRP_DATA_DESC_*) of the direction in use
  * @data_len: total data length
  * @n_desc: number of remote buffers in @desc (direct or indirect)
- * @desc: first descriptor inside the IU (4-byte aligned); use srpt_cmd_desc()
+ * @desc: first descriptor inside the IU (4-byte aligned), or in the fetched
+ *	table after srpt_parse_table(); use srpt_cmd_desc()
  * @imm_off: offset of immediate data from the start of the IU
  * @ext_table: the indirect table is not fully inside the IU
+ * @table: where the whole indirect table is if @ext_table
  */
 struct srpt_cmd_info {
 	u64		tag;
@@ -123,6 +131,7 @@ struct srpt_cmd_info {
 	const u8	*desc;
 	u32		imm_off;
 	bool		ext_table;
+	struct srpt_cmd_desc table;
 };
 
 /**
@@ -151,6 +160,7 @@ u8 srpt_iu_opcode(const void *iu, u32 len);
 u64 srpt_iu_tag(const void *iu, u32 len);
 enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
 				 u32 max_data_len, struct srpt_cmd_info *ci);
+enum srpt_cmd_err srpt_parse_table(struct srpt_cmd_info *ci, const u8 *table);
 struct srpt_cmd_desc srpt_cmd_desc(const struct srpt_cmd_info *ci, u32 i);
 int srpt_parse_tsk_mgmt(const void *iu, u32 len, struct srpt_tsk_info *ti);
 

@@ -70,6 +70,38 @@ static void fuzz_responses(u64 tag, const u8 *data, size_t size,
 	free(buf);
 }
 
+/*
+ * A command whose indirect table is in initiator memory: the table as
+ * fetched starts with the inline descriptors (as a real initiator's does)
+ * and goes on with bytes of the input.
+ */
+static void fuzz_table(struct srpt_cmd_info *ci, const u8 *data, size_t size,
+		       u32 max)
+{
+	u32 len = ci->table.len, inl = ci->n_desc * 16, i;
+	enum srpt_cmd_err err;
+	u64 sum = 0;
+	u8 *t;
+
+	FUZZ_ASSERT(len % 16 == 0 && len / 16 > ci->n_desc &&
+		    len / 16 <= SRPT_MAX_TABLE_DESC);
+	FUZZ_ASSERT(ci->desc + inl <= data + size && ci->data_len <= max);
+	t = malloc(len);
+	FUZZ_ASSERT(t);
+	memcpy(t, ci->desc, inl);
+	for (i = inl; i < len; i++)
+		t[i] = data[i % size];
+	err = srpt_parse_table(ci, t);
+	FUZZ_ASSERT(err == SRPT_CMD_OK || err == SRPT_CMD_BAD_IU);
+	if (err == SRPT_CMD_OK) {
+		FUZZ_ASSERT(ci->desc == t && ci->n_desc == len / 16);
+		for (i = 0; i < ci->n_desc; i++)
+			sum += srpt_cmd_desc(ci, i).len;
+		FUZZ_ASSERT(sum == ci->data_len);
+	}
+	free(t);
+}
+
 static void fuzz_cmd(const u8 *data, size_t size, u32 imm, u32 max)
 {
 	struct srpt_cmd_info ci;
@@ -79,10 +111,14 @@ static void fuzz_cmd(const u8 *data, size_t size, u32 imm, u32 max)
 
 	err = srpt_parse_cmd(data, size, imm, max, &ci);
 	FUZZ_ASSERT(size >= 16 ? !memcmp(&ci.tag, data + 8, 8) : !ci.tag);
-	if (err == SRPT_CMD_BAD_FMT && ci.ext_table)
+	if (ci.ext_table)
 		FUZZ_ASSERT(ci.fmt == SRP_DATA_DESC_INDIRECT);
+	if (err == SRPT_CMD_EXT_TABLE)
+		fuzz_table(&ci, data, size, max);
 	if (err == SRPT_CMD_TOO_BIG)
-		FUZZ_ASSERT(ci.data_len > max);
+		FUZZ_ASSERT(ci.data_len > max ||
+			    (ci.ext_table &&
+			     ci.table.len / 16 > SRPT_MAX_TABLE_DESC));
 	if (err != SRPT_CMD_OK)
 		return;
 

@@ -517,22 +517,70 @@ static void cmd_indirect_table_len(void)
 	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_BAD_IU);
 }
 
+/* Table entry @i as mk_indirect() writes the inline ones. */
+static void mk_table(u8 *t, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		mk_desc(t + 16 * i, 0x1000000000ull * (i + 1), 0x100 + i,
+			4096 + i);
+}
+
 static void cmd_indirect_partial_table(void)
 {
-	u8 b[48 + 20 + 2 * 16];
+	u8 b[48 + 20 + 2 * 16], t[5 * 16];
+	u32 total = 5 * 4096 + 10, len, i;
 	struct srpt_cmd_info ci;
-	u32 len;
+	struct srpt_cmd_desc d;
 
-	/* 2 of 5 descriptors inline: the table would have to be fetched. */
-	len = mk_indirect(b, false, 2, 5, 5 * 4096);
-	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_BAD_FMT);
+	/* 2 of 5 descriptors inline: the table has to be fetched. */
+	len = mk_indirect(b, false, 2, 5, total);
+	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_EXT_TABLE);
 	CHECK(ci.ext_table);
-	CHECK_EQ(ci.data_len, 5 * 4096);
+	CHECK_EQ(ci.data_len, total);
+	CHECK_EQ(ci.n_desc, 2);
+	CHECK_EQ(ci.table.va, 0x7f0000001000ull);
+	CHECK_EQ(ci.table.rkey, 0xabcd);
+	CHECK_EQ(ci.table.len, 5 * 16);
 	CHECK(tag_is(ci.tag));
+	/* The fetched table: its first entries are the inline ones. */
+	mk_table(t, 5);
+	CHECK_EQ(srpt_parse_table(&ci, t), SRPT_CMD_OK);
+	CHECK_EQ(ci.n_desc, 5);
+	for (i = 0; i < 5; i++) {
+		d = srpt_cmd_desc(&ci, i);
+		CHECK_EQ_AT(d.va, 0x1000000000ull * (i + 1), i);
+		CHECK_EQ_AT(d.rkey, 0x100 + i, i);
+		CHECK_EQ_AT(d.len, 4096 + i, i);
+	}
+	/* A table that does not add up to the data length. */
+	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_EXT_TABLE);
+	put_unaligned_be32(4097, t + 4 * 16 + 12);
+	CHECK_EQ(srpt_parse_table(&ci, t), SRPT_CMD_BAD_IU);
+	/* One whose start differs from the inline descriptors. */
+	mk_table(t, 5);
+	t[16 + 11] ^= 1;	/* rkey of entry 1 */
+	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_EXT_TABLE);
+	CHECK_EQ(srpt_parse_table(&ci, t), SRPT_CMD_BAD_IU);
 	/* No inline descriptor at all. */
 	len = mk_indirect(b, true, 0, 1, 4096);
-	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_BAD_FMT);
-	CHECK(ci.ext_table);
+	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_EXT_TABLE);
+	CHECK(ci.ext_table && ci.data_out);
+	mk_table(t, 1);
+	put_unaligned_be32(4096, t + 12);
+	CHECK_EQ(srpt_parse_table(&ci, t), SRPT_CMD_OK);
+	CHECK_EQ(ci.n_desc, 1);
+	/* Too long a table, or too much data, whatever the table says. */
+	len = mk_indirect(b, true, 0, SRPT_MAX_TABLE_DESC + 1, 4096);
+	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_TOO_BIG);
+	len = mk_indirect(b, true, 0, SRPT_MAX_TABLE_DESC, 4096);
+	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_EXT_TABLE);
+	len = mk_indirect(b, true, 0, 2, MAX_DATA + 1);
+	CHECK_EQ(parse_cmd(b, len, 0, MAX_DATA, &ci), SRPT_CMD_TOO_BIG);
+	/* The inline part must be inside the IU even so. */
+	len = mk_indirect(b, false, 2, 5, total);
+	CHECK_EQ(parse_cmd(b, len - 16, 0, MAX_DATA, &ci), SRPT_CMD_BAD_IU);
 }
 
 static void cmd_indirect_count_beyond_iu(void)
