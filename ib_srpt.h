@@ -324,7 +324,12 @@ enum srpt_pending {
 	SRPT_PEND_NONE,
 	SRPT_PEND_READ,		/* RDMA READ of data-out */
 	SRPT_PEND_RSP,		/* response, after RDMA WRITE of data-in */
+	SRPT_PEND_TABLE,	/* RDMA READ of an indirect descriptor table */
 };
+
+struct srpt_cmd;
+/* Called once an indirect table was fetched (0) or could not be (< 0). */
+typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
 
 /**
  * struct srpt_cmd - a request being handled, from a pool per channel
@@ -333,6 +338,7 @@ enum srpt_pending {
  * @iu: receive buffer holding the request, NULL once reposted
  * @rsp_cqe: completion of the response SEND
  * @read_cqe: completion of the RDMA READs
+ * @table_cqe: completion of the RDMA READ of an indirect table
  * @rsp_buf: response buffer of ch->max_rsp_size bytes
  * @rsp_dma: its DMA address
  * @rsp_len: length of the response to send
@@ -353,6 +359,9 @@ enum srpt_pending {
  * @lio: @se_cmd was initialised with LIO
  * @close_after: close the channel once the response went (SRP_T_LOGOUT)
  * @pending: what the command waits for in ch->sq_wait or ch->rsp_wait
+ * @table: indirect descriptor table fetched from the initiator, or NULL
+ * @table_sg: @table as the RDMA READ's buffer
+ * @table_done: what to call once @table is in (srpt_fetch_table())
  * @entry: in ch->free_cmds, ch->sq_wait, ch->rsp_wait or ch->post_failed
  */
 struct srpt_cmd {
@@ -361,6 +370,7 @@ struct srpt_cmd {
 	struct srpt_recv_iu	*iu;
 	struct ib_cqe		rsp_cqe;
 	struct ib_cqe		read_cqe;
+	struct ib_cqe		table_cqe;
 	void			*rsp_buf;
 	u64			rsp_dma;
 	u32			rsp_len;
@@ -381,6 +391,9 @@ struct srpt_cmd {
 	bool			lio;
 	bool			close_after;
 	enum srpt_pending	pending;
+	u8			*table;
+	struct scatterlist	table_sg;
+	srpt_table_done_fn	table_done;
 	struct list_head	entry;
 };
 
@@ -527,6 +540,9 @@ int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci);
 void srpt_free_data(struct srpt_cmd *cmd);
 void srpt_send_rsp(struct srpt_cmd *cmd);
 void srpt_start_read(struct srpt_cmd *cmd);
+int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
+		     srpt_table_done_fn done);
+void srpt_free_table(struct srpt_cmd *cmd);
 
 /* srpt_ch.c: login, channel lifecycle, port and device registry */
 u32 srpt_max_req_size(void);
@@ -574,6 +590,7 @@ void srpt_fabric_unregister(void);
  * @SRPT_RES_CMD_SLOTS: command pool entries
  * @SRPT_RES_RW_TABLES: RDMA context tables too large for a command
  * @SRPT_RES_DATA_BYTES: bytes of data buffers of commands in flight
+ * @SRPT_RES_TABLE_BYTES: bytes of indirect tables fetched from initiators
  * @SRPT_RES_NR: number of counters
  */
 enum srpt_res {
@@ -585,11 +602,24 @@ enum srpt_res {
 	SRPT_RES_CMD_SLOTS,
 	SRPT_RES_RW_TABLES,
 	SRPT_RES_DATA_BYTES,
+	SRPT_RES_TABLE_BYTES,
 	SRPT_RES_NR
 };
 
-/* srpt_stats.c: resource counters */
+/**
+ * enum srpt_event - what srpt_stats.c counts since the module was loaded
+ *	(debugfs ib_srpt/events)
+ * @SRPT_EV_TABLES_FETCHED: indirect descriptor tables read from initiators
+ * @SRPT_EV_NR: number of counters
+ */
+enum srpt_event {
+	SRPT_EV_TABLES_FETCHED,
+	SRPT_EV_NR
+};
+
+/* srpt_stats.c: resource and event counters */
 void srpt_res_add(enum srpt_res res, long n);
+void srpt_event(enum srpt_event ev);
 #ifdef CONFIG_FAULT_INJECTION
 bool srpt_fault_post_send(void);
 #else

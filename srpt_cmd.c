@@ -86,27 +86,18 @@ static void srpt_refuse_cmd(struct srpt_cmd *cmd, enum srpt_cmd_err err)
 			 refusal[err].asc_ascq);
 }
 
-static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
+/* Hand a parsed SRP_CMD (task attribute @attr, TCM_*_TAG) to LIO. */
+static void srpt_submit_cmd(struct srpt_cmd *cmd,
+			    struct srpt_cmd_info *ci, int attr)
 {
-	struct srpt_recv_iu *iu = cmd->iu;
-	struct srpt_cmd_info ci;
-	enum srpt_cmd_err err;
-	int attr, dir, ret;
+	struct srpt_rdma_ch *ch = cmd->ch;
+	int dir, ret;
 
-	err = srpt_parse_cmd(iu->buf, iu->len, ch->imm_data_offset,
-			     SRPT_MAX_DATA_LEN, &ci);
-	cmd->tag = ci.tag;
-	attr = srpt_task_attr(ci.task_attr);
-	if (!err && attr < 0)
-		err = SRPT_CMD_BAD_IU;
-	if (err) {
-		srpt_refuse_cmd(cmd, err);
-		return;
-	}
-	ret = srpt_alloc_data(cmd, &ci);
+	ret = srpt_alloc_data(cmd, ci);
+	srpt_free_table(cmd);	/* the descriptors are in cmd->rw now */
 	if (ret) {
 		pr_warn_ratelimited("%s: no data buffer for %u bytes: %d\n",
-				    ch->sess_name, ci.data_len, ret);
+				    ch->sess_name, ci->data_len, ret);
 		if (ret == -E2BIG)
 			srpt_send_status(cmd, SAM_STAT_CHECK_CONDITION,
 					 ILLEGAL_REQUEST,
@@ -115,15 +106,15 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 			srpt_send_status(cmd, SAM_STAT_BUSY, 0, 0);
 		return;
 	}
-	if (ci.fmt == SRP_NO_DATA_DESC)
+	if (ci->fmt == SRP_NO_DATA_DESC)
 		dir = DMA_NONE;
 	else
-		dir = ci.data_out ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+		dir = ci->data_out ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
-	cmd->se_cmd.tag = ci.tag;
+	cmd->se_cmd.tag = ci->tag;
 	ret = target_init_cmd(&cmd->se_cmd, ch->sess, cmd->sense,
-			      scsilun_to_int(&ci.lun), ci.data_len, attr, dir,
+			      scsilun_to_int(&ci->lun), ci->data_len, attr, dir,
 			      TARGET_SCF_ACK_KREF);
 	if (ret) {
 		/* The session is going away: drop the command. */
@@ -133,11 +124,78 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 		return;
 	}
 	cmd->lio = true;
-	if (target_submit_prep(&cmd->se_cmd, (unsigned char *)ci.cdb,
+	if (target_submit_prep(&cmd->se_cmd, (unsigned char *)ci->cdb,
 			       cmd->data_sg, cmd->data_nents, NULL, 0, NULL, 0,
 			       GFP_KERNEL))
 		return;		/* LIO sent CHECK CONDITION */
 	target_submit(&cmd->se_cmd);
+}
+
+/*
+ * Parse the SRP_CMD in cmd->iu; with a fetched indirect table, check that
+ * too. Return: its task attribute (TCM_*_TAG), or -1 after answering it.
+ */
+static int srpt_check_cmd(struct srpt_cmd *cmd, struct srpt_cmd_info *ci)
+{
+	struct srpt_recv_iu *iu = cmd->iu;
+	struct srpt_rdma_ch *ch = cmd->ch;
+	enum srpt_cmd_err err;
+	int attr;
+
+	err = srpt_parse_cmd(iu->buf, iu->len, ch->imm_data_offset,
+			     SRPT_MAX_DATA_LEN, ci);
+	cmd->tag = ci->tag;
+	attr = srpt_task_attr(ci->task_attr);
+	if (err == SRPT_CMD_EXT_TABLE && cmd->table)
+		err = srpt_parse_table(ci, cmd->table);
+	if ((!err || err == SRPT_CMD_EXT_TABLE) && attr < 0)
+		err = SRPT_CMD_BAD_IU;
+	if (err == SRPT_CMD_EXT_TABLE)
+		return attr;
+	if (err) {
+		srpt_free_table(cmd);
+		srpt_refuse_cmd(cmd, err);
+		return -1;
+	}
+	return attr;
+}
+
+/* srpt_fetch_table() is done: go on with the command, or fail it. */
+static void srpt_table_done(struct srpt_cmd *cmd, int err)
+{
+	struct srpt_cmd_info ci;
+	int attr;
+
+	if (err) {
+		/* The channel is closing: nobody will see this. */
+		srpt_send_status(cmd, SAM_STAT_CHECK_CONDITION, ABORTED_COMMAND,
+				 0);
+		return;
+	}
+	attr = srpt_check_cmd(cmd, &ci);
+	if (attr >= 0)
+		srpt_submit_cmd(cmd, &ci, attr);
+}
+
+static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
+{
+	struct srpt_cmd_info ci;
+	int attr, ret;
+
+	attr = srpt_check_cmd(cmd, &ci);
+	if (attr < 0)
+		return;
+	if (!ci.ext_table) {
+		srpt_submit_cmd(cmd, &ci, attr);
+		return;
+	}
+	/* The descriptors are in initiator memory: fetch them first. */
+	ret = srpt_fetch_table(cmd, &ci.table, srpt_table_done);
+	if (ret) {
+		pr_warn_ratelimited("%s: no buffer for an indirect table of %u bytes: %d\n",
+				    ch->sess_name, ci.table.len, ret);
+		srpt_send_status(cmd, SAM_STAT_BUSY, 0, 0);
+	}
 }
 
 static int srpt_tmf(u8 srp_function)

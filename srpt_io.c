@@ -196,6 +196,7 @@ static struct ib_device *srpt_ch_dev(struct srpt_rdma_ch *ch)
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /*
  * A work request failed. Any failure, a flush too, means the QP is in the
@@ -214,6 +215,7 @@ static void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 
 static void srpt_reset_cmd(struct srpt_cmd *cmd)
 {
+	WARN_ON_ONCE(cmd->table);	/* srpt_free_table() first */
 	cmd->iu = NULL;
 	cmd->rw = NULL;
 	cmd->n_rw = 0;
@@ -408,6 +410,7 @@ int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
 		cmd->ch = ch;
 		cmd->rsp_cqe.done = srpt_rsp_done;
 		cmd->read_cqe.done = srpt_read_done;
+		cmd->table_cqe.done = srpt_table_read_done;
 		srpt_reset_cmd(cmd);
 		cmd->rsp_buf = srpt_alloc_dma_buf(dev, ch->max_rsp_size,
 						  DMA_TO_DEVICE, &cmd->rsp_dma);
@@ -732,6 +735,9 @@ static int srpt_rw_init(struct srpt_cmd *cmd)
 	enum dma_data_direction dir;
 	int ret;
 
+	if (cmd->pending == SRPT_PEND_TABLE)
+		left = cmd->rw[0].len;	/* no LIO command yet */
+
 	dir = cmd->data_out ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 	cmd->n_wrs = 0;
 	for (cmd->n_active = 0; cmd->n_active < cmd->n_rw && left;
@@ -739,8 +745,9 @@ static int srpt_rw_init(struct srpt_cmd *cmd)
 		struct srpt_rw *rw = &cmd->rw[cmd->n_active];
 		u32 xfer = min(rw->len, left);
 
-		rw->cnt = DIV_ROUND_UP(xfer, PAGE_SIZE);
-		/* Trim the last page entry to what is moved. */
+		/* Page entries, or the one entry of a table. */
+		rw->cnt = min_t(u32, DIV_ROUND_UP(xfer, PAGE_SIZE), rw->nents);
+		/* Trim the last entry to what is moved. */
 		rw->sg[rw->cnt - 1].length = xfer - (rw->cnt - 1) * PAGE_SIZE;
 		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
 				       rw->sg, rw->cnt, 0, rw->va, rw->rkey,
@@ -767,14 +774,20 @@ fail:
 	return ret;
 }
 
+static bool srpt_pending_reads(struct srpt_cmd *cmd)
+{
+	return cmd->pending == SRPT_PEND_READ ||
+	       cmd->pending == SRPT_PEND_TABLE;
+}
+
 static bool srpt_pending_needs_rw(struct srpt_cmd *cmd)
 {
-	return cmd->pending == SRPT_PEND_READ || cmd->rsp_with_data;
+	return srpt_pending_reads(cmd) || cmd->rsp_with_data;
 }
 
 static u32 srpt_pending_wrs(struct srpt_cmd *cmd)
 {
-	if (cmd->pending == SRPT_PEND_READ)
+	if (srpt_pending_reads(cmd))
 		return cmd->n_wrs;
 	return 1 + (cmd->rsp_with_data ? cmd->n_wrs : 0);
 }
@@ -809,6 +822,7 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 	struct srpt_rdma_ch *ch = cmd->ch;
 	u32 port = ch->sport->port_num;
 	struct ib_send_wr send_wr = {}, *first = NULL;
+	struct ib_cqe *cqe = &cmd->read_cqe;
 	struct ib_sge sge;
 	u32 credits;
 	int i;
@@ -832,9 +846,11 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 		if (!cmd->rsp_with_data)
 			goto post;
 	}
+	if (cmd->pending == SRPT_PEND_TABLE)
+		cqe = &cmd->table_cqe;
 	for (i = cmd->n_active - 1; i >= 0; i--)
 		first = rdma_rw_ctx_wrs(&cmd->rw[i].rw, ch->qp, port,
-					first ? NULL : &cmd->read_cqe, first);
+					first ? NULL : cqe, first);
 post:
 	return srpt_post_send(ch, first, cmd);
 }
@@ -866,6 +882,76 @@ static void srpt_data_in_failed(struct srpt_cmd *cmd)
 	srpt_start(cmd);
 }
 
+/**
+ * srpt_free_table() - free the indirect table of a command
+ * @cmd: command; nothing is posted for the table any more
+ */
+void srpt_free_table(struct srpt_cmd *cmd)
+{
+	if (!cmd->table)
+		return;
+	srpt_res_add(SRPT_RES_TABLE_BYTES, -(long)cmd->rw_inline[0].len);
+	kfree(cmd->table);
+	cmd->table = NULL;
+}
+
+/*
+ * The RDMA READ of the indirect table of @cmd is over (@err 0) or will
+ * not happen: give the context back and let the request go on. The table
+ * stays in cmd->table until srpt_free_table(); its RDMA context does not.
+ */
+static void srpt_table_fetched(struct srpt_cmd *cmd, int err)
+{
+	srpt_rw_put(cmd);
+	cmd->rw_inline[0].sg = NULL;
+	cmd->rw = NULL;
+	cmd->n_rw = 0;
+	cmd->data_out = false;
+	if (err)
+		srpt_free_table(cmd);
+	cmd->table_done(cmd, err);
+}
+
+/**
+ * srpt_fetch_table() - RDMA READ the indirect table of an SRP_CMD
+ * @cmd: command (not handed to LIO yet) holding the SRP_CMD
+ * @where: the table in initiator memory, at most SRPT_MAX_TABLE_DESC
+ *	descriptors
+ * @done: called once cmd->table holds the table (err 0), or with an
+ *	error and no table (the channel is going away, the READ failed)
+ *
+ * The READ waits for send queue slots and RDMA contexts like the data
+ * transfers, in order with them.
+ *
+ * Return: 0 if @done will be called, -ENOMEM if no buffer is free.
+ */
+int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
+		     srpt_table_done_fn done)
+{
+	struct srpt_rw *rw = &cmd->rw_inline[0];
+
+	if (WARN_ON_ONCE(cmd->table || cmd->rw || !where->len))
+		return -EINVAL;
+	cmd->table = kmalloc(where->len, GFP_KERNEL);
+	if (!cmd->table)
+		return -ENOMEM;
+	srpt_res_add(SRPT_RES_TABLE_BYTES, where->len);
+	memset(rw, 0, sizeof(*rw));
+	sg_init_one(&cmd->table_sg, cmd->table, where->len);
+	rw->sg = &cmd->table_sg;
+	rw->nents = 1;
+	rw->va = where->va;
+	rw->rkey = where->rkey;
+	rw->len = where->len;
+	cmd->rw = rw;
+	cmd->n_rw = 1;
+	cmd->data_out = true;		/* the direction of an RDMA READ */
+	cmd->table_done = done;
+	cmd->pending = SRPT_PEND_TABLE;
+	srpt_start(cmd);
+	return 0;
+}
+
 /*
  * What @cmd waits for cannot be done: the channel is going away
  * (-ESHUTDOWN) or the transfer cannot be set up (another error).
@@ -876,6 +962,10 @@ static void srpt_pending_failed(struct srpt_cmd *cmd, int err)
 	sense_reason_t reason;
 
 	cmd->pending = SRPT_PEND_NONE;
+	if (pending == SRPT_PEND_TABLE) {
+		srpt_table_fetched(cmd, err);
+		return;
+	}
 	if (pending == SRPT_PEND_READ) {
 		reason = err == -ENOMEM ? TCM_OUT_OF_RESOURCES :
 					  TCM_CHECK_CONDITION_ABORT_CMD;
@@ -1055,6 +1145,24 @@ static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else {
 		target_execute_cmd(&cmd->se_cmd);
 	}
+}
+
+static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_cmd *cmd = container_of(wc->wr_cqe, struct srpt_cmd,
+					    table_cqe);
+
+	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_PEND_TABLE)))
+		return;
+	cmd->pending = SRPT_PEND_NONE;
+	srpt_sq_release(cmd);
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		srpt_wc_failed(cmd->ch, wc, "RDMA READ of an indirect table");
+		srpt_table_fetched(cmd, -EIO);
+		return;
+	}
+	srpt_event(SRPT_EV_TABLES_FETCHED);
+	srpt_table_fetched(cmd, 0);
 }
 
 /**

@@ -3,7 +3,9 @@
  * What the module holds right now, for leak checks: counts of channels,
  * LIO sessions and buffer bytes, kept by the files that allocate them and
  * readable in debugfs as /sys/kernel/debug/ib_srpt/resources ("name value"
- * per line). With no channel left every figure is 0.
+ * per line). With no channel left every figure is 0. Beside them, in
+ * /sys/kernel/debug/ib_srpt/events, how often rarer paths ran since the
+ * module was loaded (the same format), so that tests can tell they did.
  *
  * On kernels with CONFIG_FAULT_INJECTION_DEBUG_FS also the fault
  * injection point /sys/kernel/debug/ib_srpt/fail_post_send (see
@@ -33,6 +35,13 @@ static const char * const srpt_res_names[SRPT_RES_NR] = {
 	[SRPT_RES_CMD_SLOTS]	= "cmd_slots",
 	[SRPT_RES_RW_TABLES]	= "rw_tables",
 	[SRPT_RES_DATA_BYTES]	= "data_bytes",
+	[SRPT_RES_TABLE_BYTES]	= "table_bytes",
+};
+
+static atomic_long_t srpt_events[SRPT_EV_NR];
+
+static const char * const srpt_event_names[SRPT_EV_NR] = {
+	[SRPT_EV_TABLES_FETCHED] = "tables_fetched",
 };
 
 /**
@@ -55,6 +64,26 @@ static int srpt_res_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_res);
+
+/**
+ * srpt_event() - count an event
+ * @ev: which one
+ */
+void srpt_event(enum srpt_event ev)
+{
+	atomic_long_inc(&srpt_events[ev]);
+}
+
+static int srpt_events_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	for (i = 0; i < SRPT_EV_NR; i++)
+		seq_printf(m, "%s %ld\n", srpt_event_names[i],
+			   atomic_long_read(&srpt_events[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srpt_events);
 
 #ifdef CONFIG_FAULT_INJECTION
 static DECLARE_FAULT_ATTR(srpt_fail_post_send);
@@ -92,6 +121,8 @@ void srpt_stats_init(void)
 	srpt_debugfs_dir = debugfs_create_dir("ib_srpt", NULL);
 	debugfs_create_file("resources", 0444, srpt_debugfs_dir, NULL,
 			    &srpt_res_fops);
+	debugfs_create_file("events", 0444, srpt_debugfs_dir, NULL,
+			    &srpt_events_fops);
 	srpt_fault_init(srpt_debugfs_dir);
 }
 
