@@ -5,7 +5,8 @@
 # fileio, block = iblock on a null_blk disk, which splits big commands into
 # several bios), data verified: dd with page-aligned buffers, fio with
 # 512-byte-aligned buffers (multi-page SG lists), without and with O_SYNC
-# (the LUNs report a write cache, so O_SYNC means FUA writes).
+# (the LUNs report a write cache, so O_SYNC means FUA writes).  Then fio
+# through indirect tables the target has to fetch (ib_srp allow_ext_sg=1).
 . "$PROJECT/tools/guest-lib.sh"
 
 KINDS=(ramdisk fileio block)
@@ -55,4 +56,33 @@ for sg in 1 255; do
 		fail "fio 4M unaligned buffers cmd_sg_entries=$sg on ${KINDS[*]} LUNs ${disks[*]}: $FIO_BAD bad blocks ($(fio_bad_on "sg$sg" "${disks[@]}" | xargs))"
 	srp_logout || fail "logout"
 done
-pass "4 MiB / 8 MiB direct I/O verified with cmd_sg_entries=1 and 255 on ramdisk, fileio and block LUNs"
+
+# Indirect tables in initiator memory: ib_srp with never_register=1 sends
+# one descriptor per S/G element (global rkey); with cmd_sg_entries=4 and
+# allow_ext_sg=1 it keeps the first 4 in the IU and the whole table in its
+# memory, which the target reads before the data.  Without transparent
+# huge pages, fio's buffers are scattered pages: up to 128 elements.  (The
+# stock module refuses such commands: not run with STOCK=1.)
+[ "$STOCK" = 1 ] &&
+	pass "4 MiB / 8 MiB direct I/O verified with cmd_sg_entries=1 and 255 on ramdisk, fileio and block LUNs (stock: no external tables)"
+rmmod ib_srp || fail "rmmod ib_srp"
+modprobe ib_srp never_register=1 || fail "modprobe ib_srp never_register=1"
+echo never >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
+fetched0=$(srpt_event tables_fetched)
+out=$(srp_login "cmd_sg_entries=4,allow_ext_sg=1,sg_tablesize=128,max_sect=1024") ||
+	fail "login with allow_ext_sg=1 failed"
+mapfile -t disks <<<"$out"
+q=/sys/block/${disks[0]#/dev/}/queue
+log "allow_ext_sg=1 cmd_sg_entries=4: max_sectors_kb=$(cat "$q/max_sectors_kb") max_segments=$(cat "$q/max_segments")"
+args=(--ioengine=libaio --direct=1 --rw=randwrite --bsrange=4k-512k --iodepth=8
+      --size=16M --iomem_align=512 --verify=crc32c --randrepeat=0)
+for i in 0 1 2; do
+	args+=(--name="${KINDS[i]}" --filename="${disks[i]}" --offset=32M)
+done
+fio_verify ext "${args[@]}" ||
+	fail "fio through external indirect tables on ${KINDS[*]} LUNs ${disks[*]}: $FIO_BAD bad blocks ($(fio_bad_on ext "${disks[@]}" | xargs))"
+fetched=$(( $(srpt_event tables_fetched) - fetched0 ))
+[ "$fetched" -gt 0 ] || fail "fio ran, but the target fetched no indirect table (ib_srp kept every list inline)"
+log "allow_ext_sg=1: fio verified on ${KINDS[*]}; the target fetched $fetched indirect tables"
+srp_logout || fail "logout"
+pass "4 MiB / 8 MiB direct I/O verified with cmd_sg_entries=1 and 255, and through $fetched external indirect tables (allow_ext_sg=1), on ramdisk, fileio and block LUNs"

@@ -505,6 +505,9 @@ standard_setup() {
 # value" lines; resource NAME prints one value.
 RES=/sys/kernel/debug/ib_srpt/resources
 resource() { awk -v k="$1" '$1 == k { print $2 }' "$RES"; }
+# srpt_event NAME: how often the module took a rarer path since it was
+# loaded (debugfs ib_srpt/events, e.g. tables_fetched).
+srpt_event() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/ib_srpt/events; }
 
 # stock_skip_reason: print the "# stock: skip" reason of a scenario file.
 stock_skip_reason() { sed -n 's/^# stock: skip *//p' "$1" | head -n1; }

@@ -146,33 +146,57 @@ static int m_indirect_count(struct conn *c)
 			      "indirect: count 4, table of 4, IU holds 2");
 }
 
-/* A partial inline list: the table would have to be fetched (ib_srp
- * allow_ext_sg=1). Doing that is allowed, so accept CHECK CONDITION
- * or a correct execution. */
-static int m_indirect_ext(struct conn *c)
+/*
+ * READ(10) of 8 blocks through a table of 4 x 1024 bytes in the MR with 1
+ * descriptor in the IU: the target must fetch the table.
+ */
+static uint32_t ext_iu(struct conn *c, uint8_t *iu)
 {
-	uint8_t iu[256];
-	uint32_t len;
-	struct rsp r;
-	char b[160];
+	uint32_t len = indirect_iu(c, iu, 1, 64, 4096, 1, 1024);
 	int i;
 
-	/* count 1 inline, table of 4 x 1024 in the MR */
-	len = indirect_iu(c, iu, 1, 64, 4096, 1, 1024);
 	for (i = 1; i < 4; i++)
 		put_desc(c->data + T_OFF + 16 * i,
 			 va_of(c, R_OFF + i * 1024), c->data_mr->rkey, 1024);
+	return len;
+}
+
+/*
+ * A table in initiator memory is fetched and executed; one that does not
+ * add up to the total, does not start with the inline descriptor or has
+ * more than 1024 entries gets 0e/03, and the channel stays.
+ */
+static int m_indirect_ext(struct conn *c)
+{
+	uint8_t iu[256], *t = c->data + T_OFF;
+	uint32_t len;
+	struct rsp r;
+	char b[160];
+	int ret;
+
+	len = ext_iu(c, iu);
 	if (exec_iu(c, iu, len, &r))
 		return failctx("indirect: 1 inline of a 4-entry table");
-	if (r.status == 0) {
-		note("partial inline table fetched and executed");
-	} else if (r.status != 2 || sense_key(&r) != 5) {
-		return failf("indirect with an external table: %s",
+	if (r.status)
+		return failf("indirect: 1 inline of a 4-entry table in the MR: %s",
 			     rsp_str(&r, b, sizeof(b)));
-	} else {
-		note("indirect: 1 inline of a 4-entry table -> CHECK CONDITION, ILLEGAL REQUEST");
-	}
-	return tur_good(c);
+	note("1 inline of a 4-entry table: fetched, GOOD");
+	put_be32(t + 16 * 3 + 12, 2048);
+	ret = expect_illegal_asc(c, iu, len, "external table of 5 KiB, total 4 KiB",
+				 0x0e, 0x03);
+	if (ret)
+		return ret;
+	len = ext_iu(c, iu);
+	put_be32(t + 8, c->data_mr->rkey ^ 1);
+	ret = expect_illegal_asc(c, iu, len,
+				 "external table whose first entry is not the inline one",
+				 0x0e, 0x03);
+	if (ret)
+		return ret;
+	len = ext_iu(c, iu);
+	put_be32(iu + SRP_CMD_LEN + 12, 16 * 1025);
+	return expect_illegal_asc(c, iu, len, "external table of 1025 entries",
+				  0x0e, 0x03);
 }
 
 static int m_indirect_sum(struct conn *c)
@@ -863,16 +887,50 @@ static int m_bad_lun(struct conn *c)
 }
 static int case_bad_lun(void) { return with_channel(false, m_bad_lun); }
 
+/*
+ * Send @iu, which the target cannot carry out over RDMA (@what): it must
+ * answer with an error status (then the channel must still work) or close
+ * the channel.
+ */
+static int expect_err_or_death(struct conn *c, const uint8_t *iu,
+			       uint32_t len, const char *what)
+{
+	struct iu *a;
+	struct rsp r;
+	char b[160];
+	int ret;
+
+	ret = send_iu(c, iu, len, true);
+	if (ret)
+		return ret;
+	a = wait_iu(c, true, get_tag(iu), -1);
+	if (a) {
+		ret = parse_rsp(a, get_tag(iu), &r);
+		free(a);
+		if (ret)
+			return ret;
+		if (r.status == 0)
+			return failf("%s answered GOOD", what);
+		note("%s: answered %s", what, rsp_str(&r, b, sizeof(b)));
+		ret = tur_good(c);
+		return ret ? ret : check_quiet(c);
+	}
+	if (!dead(c))
+		return failf("%s: no answer and no disconnect: %s", what, g_why);
+	note("%s: channel died: %s", what, death(c, b, sizeof(b)));
+	ret = wait_dead(c, true);
+	if (!ret)
+		note("target disconnected");
+	return ret;
+}
+
 /* RDMA WRITE with a wrong rkey: an error status or a closed channel. */
 static int case_bad_rkey(void)
 {
 	struct login_req l;
 	struct conn c;
 	uint8_t iu[64], cdb[10];
-	struct iu *a;
-	struct rsp r;
 	uint32_t len;
-	char b[160];
 	int ret;
 
 	default_login(&l);
@@ -884,33 +942,30 @@ static int case_bad_rkey(void)
 	iu[5] = DIRECT;
 	len += put_desc(iu + len, va_of(&c, R_OFF),
 			c.data_mr->rkey ^ 0x00ffff00, 4096);
-	ret = send_iu(&c, iu, len, true);
+	ret = expect_err_or_death(&c, iu, len, "READ into a wrong rkey");
+out:
+	conn_close(&c);
+	return ret ? ret : relogin();
+}
+
+/* An external indirect table behind a wrong rkey: the target's RDMA READ
+ * of it fails - an error status or a closed channel. */
+static int case_ext_table_rkey(void)
+{
+	struct login_req l;
+	struct conn c;
+	uint8_t iu[256];
+	uint32_t len;
+	int ret;
+
+	default_login(&l);
+	ret = login_ok(&c, &l);
 	if (ret)
 		goto out;
-	a = wait_iu(&c, true, get_tag(iu), -1);
-	if (a) {
-		ret = parse_rsp(a, get_tag(iu), &r);
-		free(a);
-		if (ret)
-			goto out;
-		if (r.status == 0) {
-			ret = failf("READ into a wrong rkey answered GOOD");
-			goto out;
-		}
-		note("answered %s", rsp_str(&r, b, sizeof(b)));
-		ret = tur_good(&c);
-		if (!ret)
-			ret = check_quiet(&c);
-		goto out;
-	}
-	if (!dead(&c)) {
-		ret = failf("no answer and no disconnect: %s", g_why);
-		goto out;
-	}
-	note("channel died: %s", death(&c, b, sizeof(b)));
-	ret = wait_dead(&c, true);
-	if (!ret)
-		note("target disconnected");
+	len = ext_iu(&c, iu);
+	put_be32(iu + SRP_CMD_LEN + 8, c.data_mr->rkey ^ 0x00ffff00);
+	ret = expect_err_or_death(&c, iu, len,
+				  "READ through a table behind a wrong rkey");
 out:
 	conn_close(&c);
 	return ret ? ret : relogin();
@@ -1340,7 +1395,7 @@ static const struct tcase cases[] = {
 	{ "bad-truncated", case_bad_truncated, "SRP_CMD of 40 bytes" },
 	{ "bad-direct-cut", case_bad_direct_cut, "direct descriptor cut off" },
 	{ "bad-indirect-count", case_bad_indirect_count, "indirect: count vs table length vs IU" },
-	{ "bad-indirect-ext", case_bad_indirect_ext, "indirect: partial inline list (external table)" },
+	{ "bad-indirect-ext", case_bad_indirect_ext, "indirect: 1 of 4 inline: fetched; tables that disagree or are too long -> 0e/03" },
 	{ "ext-table", case_ext_table, "64 KiB through indirect tables held by the initiator (0 and 2 of 16 inline): fetched, data right" },
 	{ "bad-indirect-sum", case_bad_indirect_sum, "indirect: lengths do not sum to the total" },
 	{ "bad-bidi", case_bad_bidi, "bidirectional buffer format 0x11" },
@@ -1355,6 +1410,7 @@ static const struct tcase cases[] = {
 	{ "bad-all", case_bad_all, "every malformed SRP_CMD on one channel" },
 	{ "bad-lun", case_bad_lun, "TUR to an unmapped LUN -> ILLEGAL REQUEST" },
 	{ "bad-rkey", case_bad_rkey, "READ into a wrong rkey: error status or disconnect" },
+	{ "ext-table-rkey", case_ext_table_rkey, "external indirect table behind a wrong rkey: error status or disconnect" },
 	{ "tsk-mgmt", case_tsk_mgmt, "ABORT TASK unknown tag, function 0x20, LUN RESET" },
 	{ "tsk-mgmt-short", case_tsk_mgmt_short, "SRP_TSK_MGMT of 20 bytes -> failure code" },
 	{ "unknown-iu", case_unknown_iu, "IU opcode 0x7f -> SRP_T_LOGOUT + disconnect" },

@@ -11,9 +11,11 @@
  * - an SRP_CMD that breaks an SRP rule (IU shorter than 48 bytes or than
  *   its additional CDB / descriptors, descriptor counts and table lengths
  *   that disagree, indirect totals that do not add up, an external
- *   indirect table, immediate data that is not negotiated or runs past
- *   the IU, a bidirectional or unknown buffer format, a data length over
- *   64 MiB, a reserved task attribute) gets CHECK CONDITION, ILLEGAL
+ *   indirect table of more than 1024 descriptors, or one that does not
+ *   start with the inline descriptors or add up to the total, immediate
+ *   data that is not negotiated or runs past the IU, a bidirectional or
+ *   unknown buffer format, a data length over 64 MiB, a reserved task
+ *   attribute) gets CHECK CONDITION, ILLEGAL
  *   REQUEST, INVALID FIELD IN COMMAND INFORMATION UNIT (0e/03), and the
  *   channel stays; a CDB longer than the IU carries gets INVALID FIELD IN
  *   CDB (24/00). The order of the checks is not specified: when several
@@ -21,6 +23,11 @@
  * - a well-formed command gets an SRP_RSP for its tag; a plain READ or
  *   WRITE inside the LUN with descriptors that match it gets GOOD (or a
  *   UNIT ATTENTION, BUSY or TASK SET FULL, which SAM allows any time).
+ * - an external indirect table (longer than the inline list) is read
+ *   from our MR, where gen_indirect() keeps a copy of the inline
+ *   descriptors followed by what earlier cases left; if the table is not
+ *   inside the MR, the target's RDMA READ fails: error status or
+ *   disconnect. A table that is fine is the command's descriptors.
  * - a descriptor outside the registered memory (wrong rkey, address or
  *   length past the MR) in the part the transfer goes through (the
  *   descriptors in order, as far as the CDB moves data) makes the target's
@@ -381,6 +388,13 @@ struct verdict {
 	bool bad_iu, bad_cdb;	/* broken SRP rules: 0e/03, 24/00 */
 	bool out;
 	uint32_t data_len;
+	const uint8_t *desc;	/* the descriptors in the IU */
+	uint32_t n_desc;
+	/* The indirect table is not all in the IU: the target fetches its
+	 * ext_n descriptors from ext_va/ext_rkey first. */
+	bool ext;
+	uint64_t ext_va;
+	uint32_t ext_rkey, ext_n;
 };
 
 static uint32_t cdb_len_needed(const uint8_t *cdb)
@@ -391,23 +405,56 @@ static uint32_t cdb_len_needed(const uint8_t *cdb)
 	return cdb[0] == 0x7f ? cdb[7] + 8u : group_len[cdb[0] >> 5];
 }
 
-static bool indirect_ok(const uint8_t *p, uint32_t room, uint8_t cnt,
-			uint32_t *data_len)
+/* Most descriptors of a table the target fetches (Documentation). */
+#define MAX_TABLE_DESC	1024
+
+/* Sum of the lengths of @n descriptors at @d. */
+static uint64_t desc_sum(const uint8_t *d, uint32_t n)
 {
-	uint32_t tl, i;
 	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		sum += get_be32(d + 16 * i + 12);
+	return sum;
+}
+
+/*
+ * An indirect buffer: the table descriptor, the total and @cnt inline
+ * descriptors. A table longer than those the target fetches from the
+ * initiator (see table_ok()).
+ */
+static bool indirect_ok(const uint8_t *p, uint32_t room, uint8_t cnt,
+			struct verdict *v)
+{
+	uint32_t tl, n;
 
 	if (room < 20)
 		return false;
 	tl = get_be32(p + 12);
-	*data_len = get_be32(p + 16);
-	/* The table must be whole (external tables: Known limits) and
-	 * agree with the count, which the IU must hold. */
-	if (tl % 16 || tl / 16 != cnt || room - 20 < 16u * cnt)
+	v->data_len = get_be32(p + 16);
+	n = tl / 16;
+	if (tl % 16 || n < cnt || room - 20 < 16u * cnt)
 		return false;
-	for (i = 0; i < cnt; i++)
-		sum += get_be32(p + 20 + 16 * i + 12);
-	return sum == *data_len;
+	v->desc = p + 20;
+	v->n_desc = cnt;
+	if (n == cnt)
+		return desc_sum(p + 20, cnt) == v->data_len;
+	if (n > MAX_TABLE_DESC)
+		return false;
+	v->ext = true;
+	v->ext_va = get_be64(p);
+	v->ext_rkey = get_be32(p + 8);
+	v->ext_n = n;
+	return true;
+}
+
+/* The fetched table @table of @v: starts with the inline descriptors and
+ * adds up to the total. */
+static bool table_ok(const struct verdict *v, const uint8_t *table)
+{
+	return !memcmp(table, v->desc, 16u * v->n_desc) &&
+	       desc_sum(table, v->ext_n) == v->data_len;
 }
 
 static void judge_cmd(const uint8_t *iu, uint32_t len, uint32_t imm_off,
@@ -443,10 +490,11 @@ static void judge_cmd(const uint8_t *iu, uint32_t len, uint32_t imm_off,
 	} else if (fmt == DIRECT) {
 		if (room < 16)
 			v->bad_iu = true;
-		else
-			v->data_len = get_be32(p + 12);
+		v->data_len = room < 16 ? 0 : get_be32(p + 12);
+		v->desc = p;
+		v->n_desc = 1;
 	} else if (fmt == INDIRECT) {
-		if (!indirect_ok(p, room, ofmt ? iu[6] : iu[7], &v->data_len))
+		if (!indirect_ok(p, room, ofmt ? iu[6] : iu[7], v))
 			v->bad_iu = true;
 	} else if (fmt == IMMEDIATE) {
 		if (!ofmt || !imm_off || room < 4 || imm_off < off + 4 ||
@@ -533,36 +581,37 @@ static uint8_t gen_fmt(struct rng *r, const struct cdbinfo *ci, bool *out)
 	return lay;
 }
 
+/* Our copy of @len bytes at @va/@rkey, if they are inside the data MR. */
+static const uint8_t *mr_at(struct fz *f, uint64_t va, uint32_t rkey,
+			    uint32_t len)
+{
+	uint64_t base = va_of(&f->ch, 0);
+
+	if (rkey != f->ch.data_mr->rkey || va < base ||
+	    va - base > FZ_DATA_LEN || len > FZ_DATA_LEN - (va - base))
+		return NULL;
+	return f->ch.data + (va - base);
+}
+
 /* Do the first @len bytes of descriptor @d stay inside the data MR? */
 static bool desc_inside(struct fz *f, const uint8_t *d, uint32_t len)
 {
-	uint64_t base = va_of(&f->ch, 0), va = get_be64(d);
-
-	return !len || (get_be32(d + 8) == f->ch.data_mr->rkey && va >= base &&
-			va - base <= FZ_DATA_LEN &&
-			len <= FZ_DATA_LEN - (va - base));
+	return !len || mr_at(f, get_be64(d), get_be32(d + 8), len);
 }
 
 /*
- * The remote descriptors of a well-formed SRP_CMD that leave the data MR:
- * *@touched if one does in the part the target moves @xfer bytes through
- * (the descriptors in order, each up to its length: an RDMA there fails),
- * *@any if any does at all (where the target may never go).
+ * Of the @n remote descriptors at @p of a well-formed SRP_CMD, those that
+ * leave the data MR: *@touched if one does in the part the target moves
+ * @xfer bytes through (the descriptors in order, each up to its length: an
+ * RDMA there fails), *@any if any does at all (where the target may never
+ * go).
  */
-static void descs_outside(struct fz *f, const uint8_t *iu, uint32_t xfer,
-			  bool *touched, bool *any)
+static void descs_outside(struct fz *f, const uint8_t *p, uint32_t n,
+			  uint32_t xfer, bool *touched, bool *any)
 {
-	const uint8_t *p = iu + SRP_CMD_LEN + (iu[31] & 0xfc), *d;
-	uint8_t fmt = iu[5] >> 4 ? iu[5] >> 4 : iu[5] & 15;
-	uint32_t left = xfer, len, part;
-	unsigned int n = 0, i;
+	uint32_t left = xfer, len, part, i;
+	const uint8_t *d;
 
-	if (fmt == DIRECT) {
-		n = 1;
-	} else if (fmt == INDIRECT) {
-		n = iu[5] >> 4 ? iu[6] : iu[7];
-		p += 20;
-	}
 	*touched = *any = false;
 	for (i = 0; i < n; i++) {
 		d = p + 16 * i;
@@ -578,6 +627,7 @@ static void descs_outside(struct fz *f, const uint8_t *iu, uint32_t xfer,
 static void cmd_want(struct fz *f, const uint8_t *iu, uint32_t len,
 		     const struct cdbinfo *ci, bool lun_ours, struct want *w)
 {
+	const uint8_t *table = NULL;
 	bool touched, any, moves;
 	struct verdict v;
 
@@ -590,11 +640,27 @@ static void cmd_want(struct fz *f, const uint8_t *iu, uint32_t len,
 		w->asc_cdb = v.bad_cdb;
 		return;
 	}
+	if (v.ext) {
+		/* The target reads the table from our MR - or fails to. */
+		table = mr_at(f, v.ext_va, v.ext_rkey, 16 * v.ext_n);
+		if (!table) {
+			w->allow = W_NOTGOOD | W_DISC;
+			return;
+		}
+		if (!table_ok(&v, table)) {
+			w->allow = W_ILLEGAL;
+			w->asc_iu = true;
+			return;
+		}
+	}
 	/* A READ or WRITE inside our LUN whose descriptors go the CDB's way
 	 * and hold what it moves; not ACA (which LIO may refuse). */
 	moves = ci->known && ci->in_range && lun_ours && !(iu[29] & 4) &&
 		(!ci->xfer || v.out == ci->write);
-	descs_outside(f, iu, ci->xfer, &touched, &any);
+	if (table)
+		descs_outside(f, table, v.ext_n, ci->xfer, &touched, &any);
+	else
+		descs_outside(f, v.desc, v.n_desc, ci->xfer, &touched, &any);
 	if (any) {
 		w->allow = touched && moves && ci->xfer &&
 			   v.data_len >= ci->xfer ?
