@@ -27,14 +27,58 @@ all: modules
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_SRPT=m modules
 
+# The module's sources (what a kernel tree or dkms gets).
+KO_SRCS = $(filter-out %.mod.c,$(wildcard *.c)) $(wildcard *.h) Makefile Kconfig
+
+# ib_srpt.ko for kernel tree $(1), built in a copy of the sources in $(2)
+# (mtimes kept: an unchanged copy is not built again).
+define build_ko
+mkdir -p $(2)
+cp -p $(KO_SRCS) $(2)/
+$(MAKE) -C $(1) M=$(CURDIR)/$(2) CONFIG_INFINIBAND_SRPT=m modules
+endef
+
 # The module for the 6.1 kernel, in build/ko/<release>/ (the tests pick it
 # for a 6.1 guest: tests/run.sh --kver 6.1).
 KO61 = build/ko/$(patsubst linux-headers-%,%,$(notdir $(KDIR61)))
 modules-6.1:
 	@test -n "$(KDIR61)" || { echo "no 6.1 headers (tools/install-deps.sh)"; exit 1; }
-	rm -rf $(KO61) && mkdir -p $(KO61)
-	cp $$(git ls-files '*.c' '*.h' | grep -v /) Makefile Kconfig $(KO61)/
-	$(MAKE) -C $(KDIR61) M=$(CURDIR)/$(KO61) CONFIG_INFINIBAND_SRPT=m modules
+	$(call build_ko,$(KDIR61),$(KO61))
+
+# make install [KERNEL=<release>]: ib_srpt.ko for that kernel (default: the
+# running one), built against /lib/modules/<release>/build in
+# build/ko/<release>/, into /lib/modules/<release>/updates/, then depmod:
+# `modprobe ib_srpt` loads it instead of the distribution's module.
+# make uninstall [KERNEL=<release>] removes it again.
+KERNEL ?= $(shell uname -r)
+install:
+	@test -e /lib/modules/$(KERNEL)/build/include || \
+		{ echo "install: no headers in /lib/modules/$(KERNEL)/build (linux-headers-$(KERNEL))"; exit 1; }
+	$(call build_ko,/lib/modules/$(KERNEL)/build,build/ko/$(KERNEL))
+	install -D -m 644 build/ko/$(KERNEL)/ib_srpt.ko /lib/modules/$(KERNEL)/updates/ib_srpt.ko
+	depmod -a $(KERNEL)
+
+uninstall:
+	rm -f /lib/modules/$(KERNEL)/updates/ib_srpt.ko
+	depmod -a $(KERNEL)
+
+# make dkms-install: the module sources as dkms package ib_srpt/<version of
+# dkms.conf> in /usr/src, built and installed for every kernel with headers;
+# dkms builds it again for each kernel installed later. dkms-uninstall
+# removes it from every kernel and /usr/src.
+DKMS_VER = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC = /usr/src/ib_srpt-$(DKMS_VER)
+dkms-install: dkms-uninstall
+	mkdir -p $(DKMS_SRC)
+	cp $(KO_SRCS) dkms.conf $(DKMS_SRC)/
+	dkms add ib_srpt/$(DKMS_VER)
+	for k in $$(ls /lib/modules); do \
+		[ ! -e /lib/modules/$$k/build/include ] || dkms install ib_srpt/$(DKMS_VER) -k $$k || exit 1; \
+	done
+
+dkms-uninstall:
+	! dkms status ib_srpt/$(DKMS_VER) | grep -q . || dkms remove ib_srpt/$(DKMS_VER) --all
+	rm -rf $(DKMS_SRC)
 
 # The debug kernel (KASAN, lockdep, kmemleak, ...) of check-debug: built
 # once per machine by tools/build-debug-kernel.sh (cached in
@@ -167,5 +211,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client build/srp-fuzz build/srp-discover
 
-.PHONY: all deps modules modules-6.1 modules-debug lint check check-debug check-siw faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
+.PHONY: all deps modules modules-6.1 modules-debug install uninstall dkms-install dkms-uninstall lint check check-debug check-siw faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
 endif

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install everything the build, the demo and the tests need (idempotent);
 # flex..libssl-dev build the debug guest kernel (tools/build-debug-kernel.sh);
-# gnuplot-nox draws the chart of make bench, linux-perf measures its target CPU.
+# gnuplot-nox draws the chart of make bench, linux-perf measures its target CPU;
+# dkms is for tests/23-install.sh.
 set -euo pipefail
 PKGS=(build-essential sparse
       linux-image-6.12-amd64 linux-headers-6.12-amd64
@@ -11,7 +12,7 @@ PKGS=(build-essential sparse
       librdmacm-dev libibverbs-dev libibumad-dev
       targetcli-fb python3-rtslib-fb dbus
       fio sg3-utils lsscsi xfsprogs e2fsprogs dmsetup iproute2 nvme-cli
-      shellcheck gnuplot-nox linux-perf
+      shellcheck gnuplot-nox linux-perf dkms
       clang libclang-rt-14-dev
       flex bison bc libelf-dev libssl-dev)
 missing=()
