@@ -19,6 +19,7 @@
 # Each build runs in the guest (TCG): a few minutes in all.
 # timeout: 1200
 # stock: skip installs our module
+# debug: skip the debug kernel has no headers package to build against
 . "$PROJECT/tools/guest-lib.sh"
 
 K=$(uname -r)

@@ -12,7 +12,8 @@
 # With --debug the guests run the debug kernel (make modules-debug; KASAN,
 # lockdep, kmemleak: any report fails the scenario) and get 7.5 times the
 # time; "# release: skip <reason>" marks a scenario that runs there only
-# (it needs fault injection).  Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug]/.
+# (it needs fault injection), "# debug: skip <reason>" one that does not run
+# there.  Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug]/.
 # Ends with "N passed, N failed[, N skipped]"; exit 1 if anything failed.
 set -uo pipefail
 
@@ -69,6 +70,8 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 	fi
 	if [ -z "$why" ] && [ "${DEBUG:-0}" != 1 ]; then
 		why=$(sed -n 's/^# release: skip *//p' "$t" | head -n1)
+	elif [ -z "$why" ]; then
+		why=$(sed -n 's/^# debug: skip *//p' "$t" | head -n1)
 	fi
 	if [ -n "$why" ]; then
 		echo "SKIP $name ($why)"
