@@ -133,8 +133,14 @@ bench: deps modules tools
 lint:
 	bash tools/lint.sh
 
-check: deps modules unit tools
+check: deps modules unit tools intree
 	bash tests/run.sh
+
+# Ours as drivers/infiniband/ulp/srpt of Debian's linux-source-6.12 (unpacked
+# once into build/intree), built there with its Kconfig and Makefile and the
+# Debian config; fails on any warning (tools/intree.sh).
+intree:
+	bash tools/intree.sh
 
 # The same scenarios on soft-iWARP instead of soft-RoCE (not part of check):
 # siw.ko, which Debian's kernels lack, is built from Debian's linux-source
@@ -211,5 +217,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client build/srp-fuzz build/srp-discover
 
-.PHONY: all deps modules modules-6.1 modules-debug install uninstall dkms-install dkms-uninstall lint check check-debug check-siw faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
+.PHONY: all deps modules modules-6.1 modules-debug intree install uninstall dkms-install dkms-uninstall lint check check-debug check-siw faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
 endif
