@@ -52,6 +52,8 @@ modprobe ib_srpt || fail "modprobe ib_srpt"
 ID_EXT=${GUID#0x} IOC_GUID=${GUID#0x} SRP_PORT=$PORT
 
 pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork || fail "dbus-daemon"
+# What the targetcli-fb and rtslib-fb packages leave on a system.
+mkdir -p /etc/target /etc/rtslib-fb-target
 targetcli_q set global auto_save_on_exit=false
 truncate -s 32M /tmp/blk.img
 loop_up
