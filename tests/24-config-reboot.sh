@@ -26,6 +26,7 @@ MiB4=8192			# 4 MiB in 512-byte blocks
 
 # The admin's persistent block device: a loop device over a file.
 loop_up() {
+	modprobe loop || fail "modprobe loop"
 	LOOP=$(losetup -f --show /tmp/blk.img) || fail "losetup /tmp/blk.img"
 }
 # The devices the admin's network setup makes at boot (same MACs, so the
