@@ -111,9 +111,12 @@ timeout 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "cle
 [ -d "$SRPT_DIR" ] && rmdir "$SRPT_DIR"
 modprobe -r ib_srp || fail "modprobe -r ib_srp"
 rmmod ib_srpt || fail "rmmod ib_srpt"
-for m in target_core_iblock target_core_file target_core_pscsi target_core_user target_core_mod; do
-	[ -d /sys/module/$m ] && { rmmod $m || fail "rmmod $m"; }
+# LIO's backends and whatever fabrics targetcli loaded (iscsi_target_mod).
+for m in /sys/module/target_core_mod/holders/*; do
+	[ -e "$m" ] || continue
+	modprobe -r "${m##*/}" || fail "modprobe -r ${m##*/}"
 done
+rmmod target_core_mod || fail "rmmod target_core_mod: $(ls /sys/module/target_core_mod/holders)"
 { rdma link delete "$HCA0" && rdma link delete "$HCA1"; } || fail "rdma link delete"
 modprobe -r rdma_rxe || fail "modprobe -r rdma_rxe"
 losetup -d "$LOOP" || fail "losetup -d $LOOP"
