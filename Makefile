@@ -142,6 +142,12 @@ check: deps modules unit tools intree
 intree:
 	bash tools/intree.sh
 
+# make install/uninstall and dkms inside a guest of each kernel
+# (tests/23-install.sh, not part of check: about 14 minutes a kernel).
+check-install: deps modules modules-6.1 tools
+	bash tests/run.sh 23-install
+	bash tests/run.sh --kver 6.1 23-install
+
 # The same scenarios on soft-iWARP instead of soft-RoCE (not part of check):
 # siw.ko, which Debian's kernels lack, is built from Debian's linux-source
 # by tools/build-siw.sh (cached in build/siw/<release>/).
@@ -217,5 +223,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client build/srp-fuzz build/srp-discover
 
-.PHONY: all deps modules modules-6.1 modules-debug intree install uninstall dkms-install dkms-uninstall lint check check-debug check-siw faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
+.PHONY: all deps modules modules-6.1 modules-debug intree install uninstall dkms-install dkms-uninstall lint check check-debug check-install check-siw faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
 endif

@@ -229,4 +229,9 @@ module_init(srpt_init_module);
 module_exit(srpt_cleanup_module);
 
 MODULE_DESCRIPTION("SCSI RDMA Protocol target for LIO");
+/*
+ * PACKAGE_VERSION of dkms.conf: dkms installs a module only if its version
+ * differs from the distribution's (which has none).
+ */
+MODULE_VERSION("1.0");
 MODULE_LICENSE("GPL");

@@ -13,7 +13,8 @@
 # lockdep, kmemleak: any report fails the scenario) and get 7.5 times the
 # time; "# release: skip <reason>" marks a scenario that runs there only
 # (it needs fault injection), "# debug: skip <reason>" one that does not run
-# there.  Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug]/.
+# there; "# default: skip <reason>" one that runs only when NAME selects
+# it.  Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug]/.
 # Ends with "N passed, N failed[, N skipped]"; exit 1 if anything failed.
 set -uo pipefail
 
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
 	--siw) TRANSPORT=siw; shift ;;
 	--kver) vmargs+=(--kver "$2"); shift 2 ;;
 	--debug) vmargs+=(--debug); DEBUG=1; shift ;;
-	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
 	*) filters+=("$1"); shift ;;
 	esac
 done
@@ -72,6 +73,11 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 		why=$(sed -n 's/^# release: skip *//p' "$t" | head -n1)
 	elif [ -z "$why" ]; then
 		why=$(sed -n 's/^# debug: skip *//p' "$t" | head -n1)
+	fi
+	# "# default: skip <reason>": only when named (a long one, with a
+	# make target of its own).
+	if [ -z "$why" ] && [ ${#filters[@]} -eq 0 ]; then
+		why=$(sed -n 's/^# default: skip *//p' "$t" | head -n1)
 	fi
 	if [ -n "$why" ]; then
 		echo "SKIP $name ($why)"
