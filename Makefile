@@ -137,7 +137,7 @@ check: deps modules unit tools intree
 	bash tests/run.sh
 
 # Ours as drivers/infiniband/ulp/srpt of Debian's linux-source-6.12 (unpacked
-# once into build/intree), built there with its Kconfig and Makefile and the
+# once per machine into /var/tmp/ib_srpt-intree), built there with its Kconfig and Makefile and the
 # Debian config; fails on any warning (tools/intree.sh).
 intree:
 	bash tools/intree.sh

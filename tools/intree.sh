@@ -6,7 +6,8 @@
 #   tools/intree.sh [TREE]
 #
 # TREE: an unpacked kernel source tree (default: Debian's
-# linux-source-6.12, unpacked once into build/intree/linux-source-6.12).
+# linux-source-6.12, unpacked once per machine into
+# /var/tmp/ib_srpt-intree/<tarball size-mtime>/linux-source-6.12).
 # The tree is configured from the Debian kernel's config (/boot/config-*
 # of the same 6.12 series) with our Kconfig in place, so that olddefconfig
 # reads it and CONFIG_INFINIBAND_SRPT=m comes from there, not from the
@@ -22,12 +23,15 @@ DIR=drivers/infiniband/ulp/srpt
 tree=${1:-}
 if [ -z "$tree" ]; then
 	[ -f "$TARBALL" ] || { echo "intree: no $TARBALL (make deps)" >&2; exit 1; }
-	tree=$TOP/build/intree/linux-source-6.12
+	# Kept outside the clone (a clean clone does not unpack it again),
+	# one per version of the tarball.
+	cache=${INTREE_CACHE:-/var/tmp/ib_srpt-intree}/$(stat -c %s-%Y "$TARBALL")
+	tree=$cache/linux-source-6.12
 	if [ ! -f "$tree/Makefile" ]; then
 		echo "intree: unpacking $TARBALL into $tree" >&2
-		rm -rf "$tree"
-		mkdir -p "$TOP/build/intree"
-		tar -xJf "$TARBALL" -C "$TOP/build/intree"
+		rm -rf "$cache"
+		mkdir -p "$cache"
+		tar -xJf "$TARBALL" -C "$cache"
 	fi
 fi
 [ -f "$tree/$DIR/../Makefile" ] || { echo "intree: $tree has no drivers/infiniband/ulp" >&2; exit 1; }
