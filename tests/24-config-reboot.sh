@@ -108,7 +108,10 @@ log "before: RDMA/CM port $PORT, service GUID $GUID, 3 LUNs; 4 MiB written to fi
 
 # --- reboot
 timeout 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clearconfig: $(cat /tmp/clear.out)"
-[ -d "$SRPT_DIR" ] && rmdir "$SRPT_DIR"
+# The fabric directories targetcli made (srpt, iscsi, ...) hold their modules.
+for d in /sys/kernel/config/target/*/; do
+	[ "$d" = /sys/kernel/config/target/core/ ] || rmdir "$d" || fail "rmdir $d"
+done
 modprobe -r ib_srp || fail "modprobe -r ib_srp"
 rmmod ib_srpt || fail "rmmod ib_srpt"
 # LIO's backends and whatever fabrics targetcli loaded (iscsi_target_mod).
@@ -116,7 +119,10 @@ for m in /sys/module/target_core_mod/holders/*; do
 	[ -e "$m" ] || continue
 	modprobe -r "${m##*/}" || fail "modprobe -r ${m##*/}"
 done
-rmmod target_core_mod || fail "rmmod target_core_mod: $(ls /sys/module/target_core_mod/holders)"
+# (modprobe -r of the last one takes target_core_mod along.)
+if [ -d /sys/module/target_core_mod ]; then
+	rmmod target_core_mod || fail "rmmod target_core_mod: $(ls /sys/module/target_core_mod/holders)"
+fi
 { rdma link delete "$HCA0" && rdma link delete "$HCA1"; } || fail "rdma link delete"
 modprobe -r rdma_rxe || fail "modprobe -r rdma_rxe"
 losetup -d "$LOOP" || fail "losetup -d $LOOP"
