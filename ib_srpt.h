@@ -236,6 +236,8 @@ struct srpt_cm_ops;
  * @ip_raw: the same as IPv6 (IPv4 v4-mapped), if @has_ip
  * @has_ip: the login came with an IP address
  * @rdma_param: the initiator's RDMA/CM connection parameters
+ * @peer: the initiator's address as session listings show it: its IP
+ *	address (RDMA/CM) or port GID (IB CM)
  */
 struct srpt_login_ctx {
 	struct ib_device		*ib_dev;
@@ -251,10 +253,12 @@ struct srpt_login_ctx {
 	struct in6_addr			ip_raw;
 	bool				has_ip;
 	const struct rdma_conn_param	*rdma_param;
+	char				peer[INET6_ADDRSTRLEN + 8];
 };
 
 /**
  * struct srpt_cm_ops - what differs between IB CM and RDMA/CM channels
+ * @name: the CM as session listings name it ("ib_cm", "rdma_cm")
  * @create_qp: create ch->qp with @attr
  * @destroy_qp: destroy ch->qp (of a channel not yet accepted)
  * @accept: send the login response @rsp of @len bytes
@@ -265,6 +269,7 @@ struct srpt_login_ctx {
  *	CM callback of the id
  */
 struct srpt_cm_ops {
+	const char *name;
 	int (*create_qp)(struct srpt_rdma_ch *ch, struct ib_qp_init_attr *attr);
 	void (*destroy_qp)(struct srpt_rdma_ch *ch);
 	int (*accept)(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
@@ -454,6 +459,9 @@ struct srpt_cmd {
  * @i_port_id: initiator port identifier
  * @t_port_id: target port identifier
  * @sess_name: the ACL name the session was set up with
+ * @id: number of the channel, unique since the module was loaded (the
+ *	session and connection IDs of the ACL's info attribute)
+ * @peer: the initiator's address (struct srpt_login_ctx)
  * @sess: LIO session
  * @entry: in srpt_ch_list
  * @release_work: tears the channel down
@@ -504,10 +512,30 @@ struct srpt_rdma_ch {
 	u8				i_port_id[16];
 	u8				t_port_id[16];
 	char				sess_name[64];
+	u32				id;
+	char				peer[INET6_ADDRSTRLEN + 8];
 	struct se_session		*sess;
 	struct list_head		entry;
 	struct work_struct		release_work;
 	struct delayed_work		rtu_timeout;
+};
+
+/**
+ * struct srpt_ch_info - a snapshot of a channel, for configfs
+ * @id: ch->id
+ * @state: its state then
+ * @i_port_id: initiator port ID
+ * @peer: initiator address
+ * @cm: name of its CM
+ * @credits: credits granted at login
+ */
+struct srpt_ch_info {
+	u32			id;
+	enum srpt_ch_state	state;
+	u8			i_port_id[16];
+	char			peer[INET6_ADDRSTRLEN + 8];
+	const char		*cm;
+	u32			credits;
 };
 
 /* srpt_cmd.c: SRP requests and the LIO fabric callbacks of commands */
@@ -528,6 +556,9 @@ void srpt_io_exit(void);
 const char *srpt_ch_state_name(enum srpt_ch_state state);
 void srpt_close_ch(struct srpt_rdma_ch *ch);
 void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted);
+bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
+		      const struct se_node_acl *se_nacl,
+		      struct srpt_ch_info *info);
 int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
 void srpt_free_ch_bufs(struct srpt_rdma_ch *ch);
 int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
@@ -557,6 +588,8 @@ void srpt_tport_register(struct srpt_tport *tport);
 void srpt_tport_unregister(struct srpt_tport *tport);
 int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
+int srpt_acl_channels(const struct se_node_acl *se_nacl,
+		      struct srpt_ch_info *info, int max);
 void srpt_ch_cleanup(void);
 
 /* srpt_dm.c: Device Management agent */

@@ -30,6 +30,7 @@ static LIST_HEAD(srpt_tport_list);
 static DEFINE_SPINLOCK(srpt_ch_lock);
 static LIST_HEAD(srpt_ch_list);
 static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_waitq);
+static atomic_t srpt_ch_ids = ATOMIC_INIT(0);
 
 /* int, as in the in-kernel module; out-of-range values are clamped. */
 static int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
@@ -248,6 +249,30 @@ void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable)
 	mutex_unlock(&srpt_mutex);
 	if (!enable)
 		srpt_close_and_wait(srpt_ch_of_tpg, stpg);
+}
+
+/**
+ * srpt_acl_channels() - the channels logged in through a node ACL
+ * @se_nacl: the ACL
+ * @info: room for @max snapshots, filled in login order
+ * @max: entries in @info
+ *
+ * Context: any (takes spinlocks).
+ *
+ * Return: how many channels the ACL has (may be more than @max).
+ */
+int srpt_acl_channels(const struct se_node_acl *se_nacl,
+		      struct srpt_ch_info *info, int max)
+{
+	struct srpt_rdma_ch *ch;
+	int n = 0;
+
+	spin_lock(&srpt_ch_lock);
+	list_for_each_entry(ch, &srpt_ch_list, entry)
+		if (srpt_ch_snapshot(ch, se_nacl, n < max ? &info[n] : NULL))
+			n++;
+	spin_unlock(&srpt_ch_lock);
+	return n;
 }
 
 /**
@@ -672,6 +697,8 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	INIT_DELAYED_WORK(&ch->rtu_timeout, srpt_rtu_timeout_work);
 	memcpy(ch->i_port_id, lc->lg.i_port_id, 16);
 	memcpy(ch->t_port_id, lc->lg.t_port_id, 16);
+	ch->id = atomic_inc_return(&srpt_ch_ids);
+	strscpy(ch->peer, lc->peer, sizeof(ch->peer));
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
 		 ch->i_port_id);
 	ch->rq_size = min3(READ_ONCE(stpg->attrib.credits),

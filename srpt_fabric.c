@@ -417,6 +417,95 @@ static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	NULL,
 };
 
+/* Most channels the info attribute lists (a page holds 20 and more). */
+#define SRPT_INFO_MAX_CH	20
+
+/* TARG_*_STATE_ words of the info attribute, as rtslib parses them. */
+static const char *srpt_info_state(enum srpt_ch_state state)
+{
+	switch (state) {
+	case SRPT_CH_NEW:
+	case SRPT_CH_CONNECTING:
+		return "LOGGING_IN";
+	case SRPT_CH_LIVE:
+		return "LOGGED_IN";
+	default:
+		return "LOGGING_OUT";
+	}
+}
+
+/*
+ * acls/<name>/info: the live session of the ACL and its channels, in the
+ * layout rtslib reads for `targetcli sessions` (that of iSCSI's info):
+ * InitiatorName, InitiatorAlias (the initiator port ID), "LIO Session ID:
+ * <id> SessionType: Normal", the session state, then per channel "CID:
+ * <id> Connection State: TARG_CONN_STATE_<state>" and "Address <address>
+ * <CM>". The channels of one ACL make one session here (LIO has one
+ * se_session per channel); its ID is that of the oldest channel.
+ */
+static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
+{
+	struct se_node_acl *se_nacl = acl_to_nacl(item);
+	struct srpt_ch_info *info;
+	const char *sess_state = "LOGGING_OUT";
+	unsigned long states = 0;
+	int i, n, shown;
+	ssize_t len;
+
+	info = kcalloc(SRPT_INFO_MAX_CH, sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	n = srpt_acl_channels(se_nacl, info, SRPT_INFO_MAX_CH);
+	if (!n) {
+		len = sysfs_emit(page,
+				 "No active SRP session for Initiator Endpoint: %s\n",
+				 se_nacl->initiatorname);
+		goto out;
+	}
+	shown = min(n, SRPT_INFO_MAX_CH);
+	for (i = 0; i < shown; i++)
+		states |= BIT(info[i].state);
+	if (states & BIT(SRPT_CH_LIVE))
+		sess_state = "LOGGED_IN";
+	else if (states & BIT(SRPT_CH_CONNECTING))
+		sess_state = "LOGGING_IN";
+	len = sysfs_emit(page,
+			 "InitiatorName: %s\nInitiatorAlias: 0x%16phN\nLIO Session ID: %u  SessionType: Normal\nSession State: TARG_SESS_STATE_%s\n",
+			 se_nacl->initiatorname, info[0].i_port_id, info[0].id,
+			 sess_state);
+	for (i = 0; i < shown; i++)
+		len += sysfs_emit_at(page, len,
+				     "CID: %u  Connection State: TARG_CONN_STATE_%s  Initiator Port: 0x%16phN  Credits: %u\n   Address %s %s\n",
+				     info[i].id, srpt_info_state(info[i].state),
+				     info[i].i_port_id, info[i].credits,
+				     info[i].peer, info[i].cm);
+	if (n > shown)
+		len += sysfs_emit_at(page, len, "(%d more channels)\n",
+				     n - shown);
+out:
+	kfree(info);
+	return len;
+}
+CONFIGFS_ATTR_RO(srpt_nacl_, info);
+
+static struct configfs_attribute *srpt_nacl_base_attrs[] = {
+	&srpt_nacl_attr_info,
+	NULL,
+};
+
+/* SRP has no authentication; targetcli's sessions detail asks for this. */
+static ssize_t srpt_nacl_auth_authenticate_target_show(struct config_item *item,
+						       char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+CONFIGFS_ATTR_RO(srpt_nacl_auth_, authenticate_target);
+
+static struct configfs_attribute *srpt_nacl_auth_attrs[] = {
+	&srpt_nacl_auth_attr_authenticate_target,
+	NULL,
+};
+
 static const struct target_core_fabric_ops srpt_fabric_ops = {
 	.module				= THIS_MODULE,
 	.fabric_name			= "srpt",
@@ -450,6 +539,8 @@ static const struct target_core_fabric_ops srpt_fabric_ops = {
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_da_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	.tfc_tpg_nacl_base_attrs	= srpt_nacl_base_attrs,
+	.tfc_tpg_nacl_auth_attrs	= srpt_nacl_auth_attrs,
 	SRPT_FABRIC_SUBMIT_OPS
 };
 

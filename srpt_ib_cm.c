@@ -131,6 +131,7 @@ static void srpt_ib_destroy(struct srpt_rdma_ch *ch)
 }
 
 static const struct srpt_cm_ops srpt_ib_cm_ops = {
+	.name		= "ib_cm",
 	.create_qp	= srpt_ib_create_qp,
 	.destroy_qp	= srpt_ib_destroy_qp,
 	.accept		= srpt_ib_accept,
@@ -162,6 +163,8 @@ static int srpt_ib_cm_req_recv(struct ib_cm_id *cm_id,
 		srpt_ib_reject(&lc, &rej, sizeof(rej));
 		return -ECONNREFUSED;
 	}
+	/* The CM gives the paths as we see them: dgid is the initiator's. */
+	snprintf(lc.peer, sizeof(lc.peer), "%pI6", req->primary_path->dgid.raw);
 	return srpt_login(&lc);
 }
 

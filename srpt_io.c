@@ -146,6 +146,44 @@ void srpt_close_ch(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_ch_snapshot() - describe a channel if it is in a session of an ACL
+ * @ch: channel
+ * @se_nacl: the ACL
+ * @info: where to describe it, or NULL to only ask
+ *
+ * Only from CONNECTING on: the login sets ch->sess before it leaves NEW
+ * under ch->lock. Not once DRAINING: the release removes the session
+ * after that transition, which it makes under ch->lock.
+ *
+ * Context: any.
+ *
+ * Return: whether @ch is a channel of a session of @se_nacl.
+ */
+bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
+		      const struct se_node_acl *se_nacl,
+		      struct srpt_ch_info *info)
+{
+	unsigned long flags;
+	bool match;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	match = ch->state != SRPT_CH_NEW && ch->state != SRPT_CH_DRAINING &&
+		ch->sess && ch->sess->se_node_acl == se_nacl;
+	if (match && info) {
+		*info = (struct srpt_ch_info) {
+			.id = ch->id,
+			.state = ch->state,
+			.cm = ch->cm_ops->name,
+			.credits = ch->rq_size,
+		};
+		memcpy(info->i_port_id, ch->i_port_id, 16);
+		strscpy(info->peer, ch->peer, sizeof(info->peer));
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return match;
+}
+
+/**
  * srpt_ch_setup_done() - the login is done with a channel it set up
  * @ch: channel in state NEW
  * @accepted: the CM accepted the connection

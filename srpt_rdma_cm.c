@@ -103,6 +103,7 @@ static void srpt_rdma_comm_est(struct srpt_rdma_ch *ch)
 }
 
 static const struct srpt_cm_ops srpt_rdma_cm_ops = {
+	.name		= "rdma_cm",
 	.create_qp	= srpt_rdma_create_qp,
 	.destroy_qp	= srpt_rdma_destroy_qp,
 	.accept		= srpt_rdma_accept,
@@ -148,6 +149,7 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *id,
 	struct srp_login_rej rej;
 
 	srpt_login_ip(&lc, (struct sockaddr *)&id->route.addr.dst_addr);
+	strscpy(lc.peer, lc.ip, sizeof(lc.peer));
 	if (srpt_parse_login_rdma(param->private_data,
 				  param->private_data_len, &lc.lg)) {
 		pr_warn_ratelimited("connection request from %s without SRP_LOGIN_REQ (%u bytes of private data)\n",
