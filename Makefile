@@ -10,6 +10,8 @@ ib_srpt-y := srpt_main.o srpt_fabric.o srpt_dm.o srpt_ib_cm.o srpt_rdma_cm.o \
 # Kernel differences (6.1 vs 6.12), probed in the headers; see srpt_compat.h.
 ccflags-y += $(if $(wildcard $(srctree)/include/linux/unaligned.h),-DSRPT_HAVE_LINUX_UNALIGNED)
 ccflags-y += $(if $(shell grep -s direct_submit_supp $(srctree)/include/target/target_core_fabric.h),-DSRPT_HAVE_DIRECT_SUBMIT)
+# srpt_trace.h is included through <trace/define_trace.h> from here.
+CFLAGS_srpt_stats.o += -I$(src)
 
 # kbuild cannot link a composite ib_srpt.o from a part named ib_srpt.o,
 # so the main file ib_srpt.c is compiled as srpt_main.o.

@@ -13,7 +13,8 @@
  *   srpt_io.c      channel state, receive/send rings, data movement; hands
  *                  received IUs up through the handler srpt_io_init() got
  *   srpt_proto.c   SRP wire format (no verbs, no LIO)
- *   srpt_stats.c   resource counters (debugfs), used by all of the above
+ *   srpt_stats.c   resource counters (debugfs) and the tracepoints of
+ *                  srpt_trace.h, used by all of the above
  */
 #ifndef IB_SRPT_H
 #define IB_SRPT_H

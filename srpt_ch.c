@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include "ib_srpt.h"
+#include "srpt_trace.h"
 
 static DEFINE_MUTEX(srpt_mutex);
 static LIST_HEAD(srpt_dev_list);
@@ -763,6 +764,7 @@ static u32 srpt_ch_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 			ch->sess_name, ret);
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	}
+	trace_srpt_login(ch);
 	pr_info("%s%s%s logged in to %s: req_lim %u, send queue %u, max_it_iu_len %u, max_ti_iu_len %u, immediate data %s\n",
 		ch->sess_name, lc->ip[0] ? " at " : "", lc->ip,
 		ch->stpg->tport->name, ch->rq_size, ch->sq_wr_total,
@@ -817,6 +819,9 @@ int srpt_login(struct srpt_login_ctx *lc)
 
 	mutex_lock(&srpt_mutex);
 	reason = srpt_login_locked(lc, &ch);
+	/* Under srpt_mutex: lc->stpg may go once it is dropped. */
+	if (reason)
+		trace_srpt_login_reject(lc, reason);
 	mutex_unlock(&srpt_mutex);
 	if (reason) {
 		srpt_build_login_rej(&rej, lc->lg.tag, reason);

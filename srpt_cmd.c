@@ -11,6 +11,7 @@
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
 #include "ib_srpt.h"
+#include "srpt_trace.h"
 
 /*
  * Answer a request that never reached LIO with a SCSI status; CHECK
@@ -145,6 +146,9 @@ static int srpt_check_cmd(struct srpt_cmd *cmd, struct srpt_cmd_info *ci)
 	err = srpt_parse_cmd(iu->buf, iu->len, ch->imm_data_offset,
 			     SRPT_MAX_DATA_LEN, ci);
 	cmd->tag = ci->tag;
+	/* Once per command: not again after its indirect table came in. */
+	if (!cmd->table && (!err || err == SRPT_CMD_EXT_TABLE))
+		trace_srpt_cmd_recv(ch, ci);
 	attr = srpt_task_attr(ci->task_attr);
 	if (err == SRPT_CMD_EXT_TABLE && cmd->table)
 		err = srpt_parse_table(ci, cmd->table);

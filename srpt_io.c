@@ -21,6 +21,7 @@
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
 #include "ib_srpt.h"
+#include "srpt_trace.h"
 
 static void srpt_run_iu_wait(struct srpt_rdma_ch *ch);
 static void srpt_sq_kick(struct srpt_rdma_ch *ch);
@@ -102,6 +103,7 @@ static bool __srpt_ch_change_state(struct srpt_rdma_ch *ch,
 		return false;
 	pr_debug("%s: channel %s -> %s\n", ch->sess_name,
 		 srpt_ch_state_name(ch->state), srpt_ch_state_name(new));
+	trace_srpt_ch_state(ch, ch->state, new);
 	WRITE_ONCE(ch->state, new);
 	return true;
 }
@@ -245,6 +247,7 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 			   const char *what)
 {
+	trace_srpt_wr_error(ch, wc, what);
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
 		pr_warn_ratelimited("%s: %s failed: %s\n", ch->sess_name, what,
 				    ib_wc_status_msg(wc->status));
@@ -1213,6 +1216,8 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 void srpt_send_rsp(struct srpt_cmd *cmd)
 {
+	trace_srpt_send_rsp(cmd->ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len,
+			    cmd->rsp_with_data);
 	cmd->pending = SRPT_PEND_RSP;
 	srpt_start(cmd);
 }

@@ -12,6 +12,8 @@
  * Documentation/fault-injection): a chain of work requests is then posted
  * only in part, as a full send queue of a real HCA can do.
  *
+ * The tracepoints of srpt_trace.h are defined here too.
+ *
  * This file calls nothing else of the module.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -22,6 +24,9 @@
 #include <linux/seq_file.h>
 
 #include "ib_srpt.h"
+
+#define CREATE_TRACE_POINTS
+#include "srpt_trace.h"
 
 static atomic_long_t srpt_res[SRPT_RES_NR];
 static struct dentry *srpt_debugfs_dir;
