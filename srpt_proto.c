@@ -101,6 +101,47 @@ u32 srpt_check_login(const struct srpt_login *lg,
 	return 0;
 }
 
+/* SCSI status codes (SAM) that srpt_rsp_outcome() tells apart. */
+#define SRPT_SAM_GOOD		0x00
+#define SRPT_SAM_TASK_ABORTED	0x40
+
+/* The SRP_LOGIN_REJ reasons in words, by their low bits. */
+static const char * const srpt_rej_reasons[SRPT_REJ_NR] = {
+	"unable to establish the channel",
+	"insufficient resources",
+	"requested IU length too large",
+	"unable to associate the channel with the I_T nexus",
+	"requested buffer formats not supported",
+	"multiple channels not supported",
+	"channel limit reached for this initiator",
+};
+
+/**
+ * srpt_rej_index() - position of an SRP_LOGIN_REJ reason in 0..SRPT_REJ_NR-1
+ * @reason: SRP_LOGIN_REJ_* code
+ *
+ * Return: the index, or -1 for a code SRP does not define.
+ */
+int srpt_rej_index(u32 reason)
+{
+	u32 i = reason - SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+
+	return i < SRPT_REJ_NR ? i : -1;
+}
+
+/**
+ * srpt_rej_words() - an SRP_LOGIN_REJ reason in words
+ * @reason: SRP_LOGIN_REJ_* code
+ *
+ * Return: e.g. "requested IU length too large", or "unknown reason".
+ */
+const char *srpt_rej_words(u32 reason)
+{
+	int i = srpt_rej_index(reason);
+
+	return i < 0 ? "unknown reason" : srpt_rej_reasons[i];
+}
+
 /**
  * srpt_build_login_rsp() - fill in an SRP_LOGIN_RSP
  * @rsp: 52-byte buffer
@@ -148,6 +189,20 @@ void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
 u8 srpt_iu_opcode(const void *iu, u32 len)
 {
 	return len ? *(const u8 *)iu : 0xff;
+}
+
+/**
+ * srpt_iu_uses_credit() - whether a received IU took one of the credits
+ * @opcode: its opcode (srpt_iu_opcode())
+ *
+ * Every initiator request does; SRP_CRED_RSP and SRP_AER_RSP, answers to
+ * the target's requests, do not.
+ *
+ * Return: true if the IU consumed a credit.
+ */
+bool srpt_iu_uses_credit(u8 opcode)
+{
+	return opcode != SRP_CRED_RSP && opcode != SRP_AER_RSP;
 }
 
 /**
@@ -439,6 +494,35 @@ bool srpt_iu_set_req_lim_delta(void *iu, u32 delta)
 	default:
 		return false;
 	}
+}
+
+/**
+ * srpt_rsp_outcome() - what a response built here tells the initiator
+ * @iu: an IU built by srpt_build_rsp(), srpt_build_tm_rsp() or
+ *	srpt_build_t_logout()
+ * @len: its length
+ *
+ * Return: SRPT_RSP_GOOD for an SRP_RSP with GOOD status and, if it has
+ * response data, the code FUNCTION COMPLETE; SRPT_RSP_ABORTED for TASK
+ * ABORTED; SRPT_RSP_ERROR for anything else (other status, a TMF that
+ * failed, SRP_T_LOGOUT).
+ */
+enum srpt_rsp_outcome srpt_rsp_outcome(const void *iu, u32 len)
+{
+	const struct srp_rsp *rsp = iu;
+
+	if (len < SRPT_RSP_FIXED_LEN || rsp->opcode != SRP_RSP)
+		return SRPT_RSP_ERROR;
+	if (rsp->status == SRPT_SAM_TASK_ABORTED)
+		return SRPT_RSP_ABORTED;
+	if (rsp->status != SRPT_SAM_GOOD)
+		return SRPT_RSP_ERROR;
+	if (!(rsp->flags & SRP_RSP_FLAG_RSPVALID))
+		return SRPT_RSP_GOOD;
+	if (len < SRPT_RSP_FIXED_LEN + 4 ||
+	    rsp->data[3] != SRPT_TM_COMPLETE)
+		return SRPT_RSP_ERROR;
+	return SRPT_RSP_GOOD;
 }
 
 /**

@@ -35,6 +35,16 @@ enum srpt_tm_rsp_code {
 	SRPT_TM_FAILED		= 0x05,
 };
 
+/* SRP_LOGIN_REJ reasons are 0x00010000 + 0..SRPT_REJ_NR - 1. */
+#define SRPT_REJ_NR		7
+
+/* What a response sent to the initiator says (srpt_rsp_outcome()). */
+enum srpt_rsp_outcome {
+	SRPT_RSP_GOOD,		/* GOOD status, or a TMF that completed */
+	SRPT_RSP_ERROR,		/* any other status, TMF result or IU */
+	SRPT_RSP_ABORTED,	/* TASK ABORTED status */
+};
+
 /* SRP_T_LOGOUT reasons. */
 enum srpt_t_logout_reason {
 	SRPT_T_LOGOUT_NONE		= 0,
@@ -156,7 +166,11 @@ void srpt_build_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
 			  u32 max_it_iu_len, u32 max_ti_iu_len, u8 flags);
 void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason);
 
+int srpt_rej_index(u32 reason);
+const char *srpt_rej_words(u32 reason);
+
 u8 srpt_iu_opcode(const void *iu, u32 len);
+bool srpt_iu_uses_credit(u8 opcode);
 u64 srpt_iu_tag(const void *iu, u32 len);
 enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
 				 u32 max_data_len, struct srpt_cmd_info *ci);
@@ -168,6 +182,7 @@ u32 srpt_build_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
 		   u8 status, const u8 *sense, u32 sense_len, u8 flags,
 		   u32 do_resid, u32 di_resid);
 bool srpt_iu_set_req_lim_delta(void *iu, u32 delta);
+enum srpt_rsp_outcome srpt_rsp_outcome(const void *iu, u32 len);
 u32 srpt_build_tm_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
 		      enum srpt_tm_rsp_code code);
 u32 srpt_build_t_logout(void *buf, u32 buf_len, u64 tag, u32 reason);

@@ -1114,6 +1114,56 @@ static void fixed_sense(void)
 	CHECK_EQ(b[18], 0xee);
 }
 
+/* What the statistics count a response as: GOOD, error or aborted. */
+static void rsp_outcome(void)
+{
+	u8 *b = malloc(64), sense[18] = { 0x70 };
+
+	srpt_build_rsp(b, 64, 0, 0, 0x00, NULL, 0, 0, 0, 0);
+	CHECK_EQ(srpt_rsp_outcome(b, 36), SRPT_RSP_GOOD);
+	CHECK_EQ(srpt_rsp_outcome(b, 35), SRPT_RSP_ERROR);
+	srpt_build_rsp(b, 64, 0, 0, 0x02, sense, sizeof(sense), 0, 0, 0);
+	CHECK_EQ(srpt_rsp_outcome(b, 54), SRPT_RSP_ERROR);
+	b[19] = 0x08;		/* BUSY */
+	CHECK_EQ(srpt_rsp_outcome(b, 36), SRPT_RSP_ERROR);
+	b[19] = 0x40;		/* TASK ABORTED */
+	CHECK_EQ(srpt_rsp_outcome(b, 36), SRPT_RSP_ABORTED);
+	srpt_build_tm_rsp(b, 64, 0, 0, SRPT_TM_COMPLETE);
+	CHECK_EQ(srpt_rsp_outcome(b, 40), SRPT_RSP_GOOD);
+	CHECK_EQ(srpt_rsp_outcome(b, 39), SRPT_RSP_ERROR);
+	srpt_build_tm_rsp(b, 64, 0, 0, SRPT_TM_NOT_SUPPORTED);
+	CHECK_EQ(srpt_rsp_outcome(b, 40), SRPT_RSP_ERROR);
+	srpt_build_t_logout(b, 64, 0, SRPT_T_LOGOUT_INVALID_IU);
+	CHECK_EQ(srpt_rsp_outcome(b, 16), SRPT_RSP_ERROR);
+	free(b);
+}
+
+/* SRP_LOGIN_REJ reasons: counted by index, logged in words. */
+static void rej_reasons(void)
+{
+	CHECK_EQ(srpt_rej_index(0x00010000), 0);
+	CHECK_EQ(srpt_rej_index(0x00010006), 6);
+	CHECK_EQ(srpt_rej_index(0x00010007), -1);
+	CHECK_EQ(srpt_rej_index(0x0000ffff), -1);
+	CHECK_EQ(srpt_rej_index(0), -1);
+	CHECK(!strcmp(srpt_rej_words(0x00010002),
+		      "requested IU length too large"));
+	CHECK(!strcmp(srpt_rej_words(0x00010003),
+		      "unable to associate the channel with the I_T nexus"));
+	CHECK(!strcmp(srpt_rej_words(0x00020000), "unknown reason"));
+}
+
+/* Every request takes a credit; the answers to the target's do not. */
+static void iu_credit(void)
+{
+	CHECK(srpt_iu_uses_credit(0x02));	/* SRP_CMD */
+	CHECK(srpt_iu_uses_credit(0x01));	/* SRP_TSK_MGMT */
+	CHECK(srpt_iu_uses_credit(0x03));	/* SRP_I_LOGOUT */
+	CHECK(srpt_iu_uses_credit(0xff));	/* unknown: still a request */
+	CHECK(!srpt_iu_uses_credit(0x41));	/* SRP_CRED_RSP */
+	CHECK(!srpt_iu_uses_credit(0x42));	/* SRP_AER_RSP */
+}
+
 /* Tags are opaque: whatever bytes come in go out unchanged. */
 static void tags_echoed(void)
 {
@@ -1188,6 +1238,9 @@ int main(int argc, char **argv)
 	run("t_logout_layout", t_logout_layout);
 	run("fixed_sense", fixed_sense);
 	run("tags_echoed", tags_echoed);
+	run("rsp_outcome", rsp_outcome);
+	run("rej_reasons", rej_reasons);
+	run("iu_credit", iu_credit);
 
 	free(rx);
 	printf("%d passed, %d failed\n", n_pass, n_fail);
