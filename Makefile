@@ -3,7 +3,7 @@ ifneq ($(KERNELRELEASE),)
 # Kbuild part: also used when this directory sits in a kernel tree as
 # drivers/infiniband/ulp/srpt.
 obj-$(CONFIG_INFINIBAND_SRPT) += ib_srpt.o
-ib_srpt-y := srpt_main.o srpt_fabric.o srpt_dm.o srpt_ib_cm.o srpt_rdma_cm.o \
+ib_srpt-y := srpt_main.o srpt_fabric.o srpt_fabric_stats.o srpt_dm.o srpt_ib_cm.o srpt_rdma_cm.o \
 	     srpt_stats.o \
 	     srpt_ch.o srpt_cmd.o srpt_io.o srpt_proto.o
 

@@ -187,6 +187,7 @@ static int __init srpt_init_module(void)
 	int ret;
 
 	srpt_stats_init();
+	srpt_ch_debugfs_init();
 	ret = srpt_io_init(srpt_handle_iu);
 	if (ret)
 		goto stats_exit;

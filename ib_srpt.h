@@ -5,6 +5,8 @@
  * Layers, each calling only the ones below it:
  *   ib_srpt.c      module init, parameters, IB client (devices, ports)
  *   srpt_fabric.c  LIO fabric ops and configfs
+ *   srpt_fabric_stats.c
+ *                  target port counters in configfs fabric_statistics
  *   srpt_ib_cm.c, srpt_rdma_cm.c, srpt_dm.c
  *                  the two CMs' listeners and channels, the DM agent
  *   srpt_ch.c      login (shared by the CMs), channel teardown,
@@ -145,6 +147,56 @@ struct srpt_tpg_attrib {
 };
 
 /**
+ * enum srpt_stat - what the channels of a target port did, counted per
+ *	channel (debugfs ib_srpt/channels) and, once a channel is released,
+ *	in its target port (configfs fabric_statistics/srpt_port_stats)
+ * @SRPT_STAT_CMDS: SRP_CMDs received
+ * @SRPT_STAT_TMFS: SRP_TSK_MGMTs received
+ * @SRPT_STAT_BYTES_IN: data-out bytes received (RDMA READ, immediate data)
+ * @SRPT_STAT_BYTES_OUT: data-in bytes sent (RDMA WRITE, then the response)
+ * @SRPT_STAT_ERRORS: responses other than GOOD status or a completed TMF
+ *	(CHECK CONDITION, BUSY, ..., refused requests, SRP_T_LOGOUT)
+ * @SRPT_STAT_ABORTS: commands aborted (LIO gave them up without a
+ *	response, or answered them with TASK ABORTED)
+ * @SRPT_STAT_SQ_WAITS: RDMA transfers and responses that had to wait for
+ *	send queue slots or RDMA contexts
+ * @SRPT_STAT_WR_ERRORS: work requests that failed (flushes not counted)
+ * @SRPT_STAT_NR: number of counters
+ */
+enum srpt_stat {
+	SRPT_STAT_CMDS,
+	SRPT_STAT_TMFS,
+	SRPT_STAT_BYTES_IN,
+	SRPT_STAT_BYTES_OUT,
+	SRPT_STAT_ERRORS,
+	SRPT_STAT_ABORTS,
+	SRPT_STAT_SQ_WAITS,
+	SRPT_STAT_WR_ERRORS,
+	SRPT_STAT_NR
+};
+
+/**
+ * struct srpt_login_stats - logins to a target port (configfs
+ *	fabric_statistics/srpt_login_stats)
+ * @accepted: logins accepted
+ * @rejected: logins refused, by SRP_LOGIN_REJ reason (srpt_rej_index())
+ * @lock: protects the @last_* fields
+ * @last_reason: SRP_LOGIN_REJ reason of the last refusal, 0 if none
+ * @last_i_port_id: its initiator port ID
+ * @last_peer: its initiator address (IP or port GID)
+ * @last_why: what the target found wrong with it
+ */
+struct srpt_login_stats {
+	atomic64_t	accepted;
+	atomic64_t	rejected[SRPT_REJ_NR];
+	spinlock_t	lock;	/* the last_* fields */
+	u32		last_reason;
+	u8		last_i_port_id[16];
+	char		last_peer[INET6_ADDRSTRLEN + 8];
+	char		last_why[96];
+};
+
+/**
  * struct srpt_tport - a target port (configfs WWN), named by port GID or GUID
  * @wwn: LIO WWN
  * @name: the name as configfs shows it
@@ -152,6 +204,11 @@ struct srpt_tpg_attrib {
  * @id_len: 16 or 8
  * @entry: in srpt_tport_list
  * @tpg: the TPG of this port, or NULL
+ * @logins: login counters
+ * @released: SRPT_STAT_* of the channels released so far (srpt_ch.c adds
+ *	them under its channel list lock)
+ * @login_stats_group: configfs fabric_statistics/srpt_login_stats
+ * @port_stats_group: configfs fabric_statistics/srpt_port_stats
  */
 struct srpt_tport {
 	struct se_wwn		wwn;
@@ -160,6 +217,10 @@ struct srpt_tport {
 	u8			id_len;
 	struct list_head	entry;
 	struct srpt_tpg		*tpg;
+	struct srpt_login_stats	logins;
+	u64			released[SRPT_STAT_NR];
+	struct config_group	login_stats_group;
+	struct config_group	port_stats_group;
 };
 
 /**
@@ -227,7 +288,8 @@ struct srpt_cm_ops;
  * @ib_dev: RDMA device the request came in on
  * @port_num: its port
  * @sport: our port state, once the device was found
- * @stpg: the TPG of the target port, once found
+ * @tport: the target port named by the receiving port's GID, once found
+ * @stpg: its TPG, once found enabled
  * @lg: parsed SRP_LOGIN_REQ
  * @ops: CM operations for the new channel
  * @rdma_cm: RDMA/CM id of the connection (RDMA/CM logins)
@@ -239,11 +301,14 @@ struct srpt_cm_ops;
  * @rdma_param: the initiator's RDMA/CM connection parameters
  * @peer: the initiator's address as session listings show it: its IP
  *	address (RDMA/CM) or port GID (IB CM)
+ * @why: what the login step that refused the login found wrong, for the
+ *	one log line and the target port's counters
  */
 struct srpt_login_ctx {
 	struct ib_device		*ib_dev;
 	u32				port_num;
 	struct srpt_port		*sport;
+	struct srpt_tport		*tport;
 	struct srpt_tpg			*stpg;
 	struct srpt_login		lg;
 	const struct srpt_cm_ops	*ops;
@@ -255,6 +320,7 @@ struct srpt_login_ctx {
 	bool				has_ip;
 	const struct rdma_conn_param	*rdma_param;
 	char				peer[INET6_ADDRSTRLEN + 8];
+	char				why[96];
 };
 
 /**
@@ -355,6 +421,7 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @n_rw: entries in @rw
  * @n_active: entries of @rw initialised for the transfer
  * @n_wrs: send queue slots the RDMA contexts use
+ * @xfer_len: bytes the initialised RDMA contexts move
  * @sq_held: send queue slots held by what is posted
  * @data_sg: data buffer handed to LIO (chained @rw sgs, or @iu->imm_sg)
  * @data_nents: entries in @data_sg
@@ -365,6 +432,8 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @lio: @se_cmd was initialised with LIO
  * @close_after: close the channel once the response went (SRP_T_LOGOUT)
  * @pending: what the command waits for in ch->sq_wait or ch->rsp_wait
+ * @sq_waited: what @pending names found the send queue (or the MR pool)
+ *	full and was counted in SRPT_STAT_SQ_WAITS (under ch->lock)
  * @table: indirect descriptor table fetched from the initiator, or NULL
  * @table_sg: @table as the RDMA READ's buffer
  * @table_done: what to call once @table is in (srpt_fetch_table())
@@ -387,6 +456,7 @@ struct srpt_cmd {
 	u32			n_rw;
 	u32			n_active;
 	u32			n_wrs;
+	u32			xfer_len;
 	u32			sq_held;
 	struct scatterlist	*data_sg;
 	unsigned int		data_nents;
@@ -397,6 +467,7 @@ struct srpt_cmd {
 	bool			lio;
 	bool			close_after;
 	enum srpt_pending	pending;
+	bool			sq_waited;
 	u8			*table;
 	struct scatterlist	table_sg;
 	srpt_table_done_fn	table_done;
@@ -457,6 +528,9 @@ struct srpt_cmd {
  * @sq_wr_total: send queue slots in all
  * @rw_active: RDMA contexts initialised (holding MRs, on iWARP)
  * @req_lim_delta: credits to return with the next response
+ * @req_lim: credits the initiator holds: those granted at login and
+ *	returned since, less the requests received
+ * @stats: SRPT_STAT_* counters (srpt_ch_count())
  * @i_port_id: initiator port identifier
  * @t_port_id: target port identifier
  * @sess_name: the ACL name the session was set up with
@@ -510,6 +584,8 @@ struct srpt_rdma_ch {
 	u32				sq_wr_total;
 	atomic_t			rw_active;
 	atomic_t			req_lim_delta;
+	atomic_t			req_lim;
+	atomic64_t			stats[SRPT_STAT_NR];
 	u8				i_port_id[16];
 	u8				t_port_id[16];
 	char				sess_name[64];
@@ -538,6 +614,30 @@ struct srpt_ch_info {
 	const char		*cm;
 	u32			credits;
 };
+
+/**
+ * struct srpt_port_counts - a target port's channels, for configfs
+ * @stats: SRPT_STAT_* of its channels, live and released
+ * @channels: its channels by state
+ * @credits: credits its live initiators hold
+ */
+struct srpt_port_counts {
+	u64	stats[SRPT_STAT_NR];
+	u32	channels[SRPT_CH_DRAINING + 1];
+	u64	credits;
+};
+
+/**
+ * srpt_ch_count() - count in a channel's statistics
+ * @ch: channel
+ * @stat: which counter
+ * @n: how much
+ */
+static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat,
+				 u64 n)
+{
+	atomic64_add(n, &ch->stats[stat]);
+}
 
 /* srpt_cmd.c: SRP requests and the LIO fabric callbacks of commands */
 void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd);
@@ -591,6 +691,10 @@ int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
 int srpt_acl_channels(const struct se_node_acl *se_nacl,
 		      struct srpt_ch_info *info, int max);
+void srpt_tport_counts(struct srpt_tport *tport, struct srpt_port_counts *pc);
+void srpt_login_last_refusal(struct srpt_tport *tport,
+			     struct srpt_login_stats *ls);
+void srpt_ch_debugfs_init(void);
 void srpt_ch_cleanup(void);
 
 /* srpt_dm.c: Device Management agent */
@@ -609,6 +713,9 @@ struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa);
 void srpt_rdma_cm_unlisten(struct srpt_listener *l);
 void srpt_rdma_cm_relisten(void);
 void srpt_rdma_cm_cleanup(void);
+
+/* srpt_fabric_stats.c: counters of target ports in configfs */
+void srpt_add_wwn_groups(struct se_wwn *wwn);
 
 /* srpt_fabric.c */
 int srpt_fabric_register(void);
@@ -644,16 +751,23 @@ enum srpt_res {
  * enum srpt_event - what srpt_stats.c counts since the module was loaded
  *	(debugfs ib_srpt/events)
  * @SRPT_EV_TABLES_FETCHED: indirect descriptor tables read from initiators
+ * @SRPT_EV_LOGINS_ACCEPTED: logins accepted, on any target port
+ * @SRPT_EV_LOGINS_REFUSED: logins refused, also those that found no
+ *	target port
  * @SRPT_EV_NR: number of counters
  */
 enum srpt_event {
 	SRPT_EV_TABLES_FETCHED,
+	SRPT_EV_LOGINS_ACCEPTED,
+	SRPT_EV_LOGINS_REFUSED,
 	SRPT_EV_NR
 };
 
 /* srpt_stats.c: resource and event counters */
 void srpt_res_add(enum srpt_res res, long n);
 void srpt_event(enum srpt_event ev);
+const char *srpt_stat_name(enum srpt_stat stat);
+struct dentry *srpt_debugfs_dir(void);
 #ifdef CONFIG_FAULT_INJECTION
 bool srpt_fault_post_send(void);
 #else

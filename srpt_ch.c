@@ -18,8 +18,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include "ib_srpt.h"
@@ -111,6 +113,7 @@ static bool srpt_tport_has_port(const struct srpt_tport *tport)
  */
 void srpt_tport_register(struct srpt_tport *tport)
 {
+	spin_lock_init(&tport->logins.lock);
 	mutex_lock(&srpt_mutex);
 	list_add_tail(&tport->entry, &srpt_tport_list);
 	if (!srpt_tport_has_port(tport))
@@ -150,21 +153,25 @@ int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg)
 	return ret;
 }
 
-/* The enabled TPG of the target port named by @gid or its GUID half. */
-static struct srpt_tpg *srpt_find_tpg(const union ib_gid *gid)
+/*
+ * The target port named by @gid or its GUID half: one with an enabled TPG
+ * if there is one, else the first, else NULL.
+ */
+static struct srpt_tport *srpt_find_tport(const union ib_gid *gid)
 {
-	struct srpt_tport *tport;
+	struct srpt_tport *tport, *found = NULL;
 
 	lockdep_assert_held(&srpt_mutex);
 	list_for_each_entry(tport, &srpt_tport_list, entry) {
-		if (!tport->tpg || !tport->tpg->enabled)
+		if (memcmp(tport->id, tport->id_len == 16 ? gid->raw :
+			   gid->raw + 8, tport->id_len))
 			continue;
-		if (tport->id_len == 16 && !memcmp(tport->id, gid->raw, 16))
-			return tport->tpg;
-		if (tport->id_len == 8 && !memcmp(tport->id, gid->raw + 8, 8))
-			return tport->tpg;
+		if (tport->tpg && tport->tpg->enabled)
+			return tport;
+		if (!found)
+			found = tport;
 	}
-	return NULL;
+	return found;
 }
 
 typedef bool (*srpt_ch_match_fn)(struct srpt_rdma_ch *ch, const void *arg);
@@ -274,6 +281,77 @@ int srpt_acl_channels(const struct se_node_acl *se_nacl,
 			n++;
 	spin_unlock(&srpt_ch_lock);
 	return n;
+}
+
+/* Add the SRPT_STAT_* counters of @ch to @sum. */
+static void srpt_stats_add(u64 *sum, struct srpt_rdma_ch *ch)
+{
+	int i;
+
+	for (i = 0; i < SRPT_STAT_NR; i++)
+		sum[i] += atomic64_read(&ch->stats[i]);
+}
+
+/**
+ * srpt_tport_counts() - what the channels of a target port did and are
+ * @tport: target port
+ * @pc: filled in: SRPT_STAT_* of its channels, live and released, its
+ *	channels by state and the credits its live initiators hold
+ *
+ * Context: any (takes a spinlock).
+ */
+void srpt_tport_counts(struct srpt_tport *tport, struct srpt_port_counts *pc)
+{
+	struct srpt_rdma_ch *ch;
+	enum srpt_ch_state state;
+
+	memset(pc, 0, sizeof(*pc));
+	spin_lock(&srpt_ch_lock);
+	memcpy(pc->stats, tport->released, sizeof(pc->stats));
+	list_for_each_entry(ch, &srpt_ch_list, entry) {
+		if (ch->stpg->tport != tport)
+			continue;
+		srpt_stats_add(pc->stats, ch);
+		state = READ_ONCE(ch->state);
+		pc->channels[state]++;
+		if (state == SRPT_CH_LIVE)
+			pc->credits += max(atomic_read(&ch->req_lim), 0);
+	}
+	spin_unlock(&srpt_ch_lock);
+}
+
+/* debugfs ib_srpt/channels: a line per channel, "name value" pairs. */
+static int srpt_channels_show(struct seq_file *m, void *v)
+{
+	struct srpt_rdma_ch *ch;
+	int i;
+
+	spin_lock(&srpt_ch_lock);
+	list_for_each_entry(ch, &srpt_ch_list, entry) {
+		seq_printf(m, "ch %u state %s acl %s initiator 0x%16phN target %s cm %s peer %s credits %u req_lim %d",
+			   ch->id, srpt_ch_state_name(READ_ONCE(ch->state)),
+			   ch->sess_name, ch->i_port_id, ch->stpg->tport->name,
+			   ch->cm_ops->name, ch->peer, ch->rq_size,
+			   atomic_read(&ch->req_lim));
+		for (i = 0; i < SRPT_STAT_NR; i++)
+			seq_printf(m, " %s %lld", srpt_stat_name(i),
+				   atomic64_read(&ch->stats[i]));
+		seq_putc(m, '\n');
+	}
+	spin_unlock(&srpt_ch_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srpt_channels);
+
+/**
+ * srpt_ch_debugfs_init() - create debugfs ib_srpt/channels
+ *
+ * srpt_stats_exit() removes it with the directory.
+ */
+void srpt_ch_debugfs_init(void)
+{
+	debugfs_create_file("channels", 0444, srpt_debugfs_dir(), NULL,
+			    &srpt_channels_fops);
 }
 
 /**
@@ -451,6 +529,8 @@ static void srpt_release_ch_work(struct work_struct *w)
 		pr_info("%s: channel released\n", ch->sess_name);
 
 	spin_lock(&srpt_ch_lock);
+	/* Together: srpt_tport_counts() sees the figures once, not twice. */
+	srpt_stats_add(ch->stpg->tport->released, ch);
 	list_del(&ch->entry);
 	spin_unlock(&srpt_ch_lock);
 	kfree(ch);
@@ -605,9 +685,7 @@ static u32 srpt_pick_acl(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 	mutex_unlock(&se_tpg->acl_node_mutex);
 	if (best != SRPT_ACL_NO_MATCH)
 		return 0;
-	pr_info_ratelimited("login from 0x%16phN%s%s refused: no ACL for it in %s\n",
-			    ch->i_port_id, lc->ip[0] ? " at " : "", lc->ip,
-			    ch->stpg->tport->name);
+	strscpy(lc->why, "no ACL for it", sizeof(lc->why));
 	return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
 }
 
@@ -625,8 +703,7 @@ static u32 srpt_login_find_port(struct srpt_login_ctx *lc)
 		lc->sport = &sdev->port[lc->port_num - 1];
 		return 0;
 	}
-	pr_info_ratelimited("login on %s port %u refused: device not (or no longer) served\n",
-			    dev_name(&lc->ib_dev->dev), lc->port_num);
+	strscpy(lc->why, "device not (or no longer) served", sizeof(lc->why));
 	return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 }
 
@@ -642,29 +719,59 @@ static u32 srpt_login_check(struct srpt_login_ctx *lc)
 	memcpy(lim.t_port_id, &sdev->ioc_guid, 8);
 	memcpy(lim.t_port_id + 8, &sdev->ioc_guid, 8);
 	reason = srpt_check_login(&lc->lg, &lim);
-	if (reason)
-		pr_info_ratelimited("login from 0x%16phN rejected (%#x): it_iu_len %u, buf_fmt %#x, target port 0x%16phN\n",
-				    lc->lg.i_port_id, reason,
-				    lc->lg.req_it_iu_len, lc->lg.req_buf_fmt,
-				    lc->lg.t_port_id);
+	switch (reason) {
+	case 0:
+		break;
+	case SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE:
+		snprintf(lc->why, sizeof(lc->why),
+			 "it_iu_len %u above srp_max_req_size %u",
+			 lc->lg.req_it_iu_len, lim.max_it_iu_len);
+		break;
+	case SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT:
+		snprintf(lc->why, sizeof(lc->why), "buf_fmt %#x",
+			 lc->lg.req_buf_fmt);
+		break;
+	case SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL:
+		snprintf(lc->why, sizeof(lc->why),
+			 "target port ID 0x%16phN is not srpt_service_guid's 0x%16phN",
+			 lc->lg.t_port_id, lim.t_port_id);
+		break;
+	default:
+		snprintf(lc->why, sizeof(lc->why),
+			 "it_iu_len %u, multichannel action %u",
+			 lc->lg.req_it_iu_len,
+			 lc->lg.req_flags & SRPT_MULTICHAN_MASK);
+		break;
+	}
 	return reason;
 }
 
-/* Login step: the enabled target port (TPG) behind the receiving port. */
+/*
+ * Login step: the target port named by the GID of the receiving port
+ * (found even if disabled, so that its counters see the refusal), and
+ * its TPG if that is enabled.
+ */
 static u32 srpt_login_find_tpg(struct srpt_login_ctx *lc)
 {
 	struct srpt_port *sport = lc->sport;
 	union ib_gid gid;
 
-	if (rdma_query_gid(lc->ib_dev, sport->port_num, 0, &gid))
+	if (rdma_query_gid(lc->ib_dev, sport->port_num, 0, &gid)) {
+		strscpy(lc->why, "the port has no GID", sizeof(lc->why));
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-	lc->stpg = srpt_find_tpg(&gid);
-	if (lc->stpg)
-		return 0;
-	pr_info_ratelimited("login on %s port %u refused: no enabled target port for GID %pI6\n",
-			    dev_name(&lc->ib_dev->dev), sport->port_num,
-			    gid.raw);
-	return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+	}
+	lc->tport = srpt_find_tport(&gid);
+	if (!lc->tport) {
+		snprintf(lc->why, sizeof(lc->why),
+			 "no target port is named after GID %pI6", gid.raw);
+		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+	}
+	if (!lc->tport->tpg || !lc->tport->tpg->enabled) {
+		strscpy(lc->why, "its TPG is not enabled", sizeof(lc->why));
+		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+	}
+	lc->stpg = lc->tport->tpg;
+	return 0;
 }
 
 /*
@@ -705,6 +812,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	ch->rq_size = min3(READ_ONCE(stpg->attrib.credits),
 			   srpt_max_credits(),
 			   (u32)lc->ib_dev->attrs.max_qp_wr / 4);
+	atomic_set(&ch->req_lim, ch->rq_size);
 	/* A response slot per credit, unless srp_sq_size says fewer. */
 	ch->sq_size = min(max_t(u32, READ_ONCE(stpg->attrib.sq_size),
 				SRPT_MIN_SEND_WRS), ch->rq_size + 1);
@@ -726,14 +834,17 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 static u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
 	if (srpt_create_qp(ch, lc) || srpt_alloc_ch_bufs(ch) ||
-	    srpt_post_all_recvs(ch))
+	    srpt_post_all_recvs(ch)) {
+		strscpy(lc->why, "no QP, CQ or buffers for the channel",
+			sizeof(lc->why));
 		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	}
 	ch->sess = target_setup_session(&ch->stpg->se_tpg, 0, 0,
 					TARGET_PROT_NORMAL, ch->sess_name, ch,
 					NULL);
 	if (IS_ERR(ch->sess)) {
-		pr_warn("%s: LIO session setup failed: %ld\n", ch->sess_name,
-			PTR_ERR(ch->sess));
+		snprintf(lc->why, sizeof(lc->why),
+			 "LIO session setup failed: %ld", PTR_ERR(ch->sess));
 		ch->sess = NULL;
 		/* -EACCES: the ACL went away since srpt_pick_acl(). */
 		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
@@ -760,8 +871,8 @@ static u32 srpt_ch_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 			     ch->max_rsp_size, flags);
 	ret = lc->ops->accept(ch, lc, &rsp, sizeof(rsp));
 	if (ret) {
-		pr_warn("%s: accepting the connection failed: %d\n",
-			ch->sess_name, ret);
+		snprintf(lc->why, sizeof(lc->why),
+			 "accepting the connection failed: %d", ret);
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	}
 	trace_srpt_login(ch);
@@ -782,20 +893,86 @@ static u32 srpt_login_locked(struct srpt_login_ctx *lc,
 	lockdep_assert_held(&srpt_mutex);
 	reason = srpt_login_find_port(lc);
 	if (!reason)
-		reason = srpt_login_check(lc);
-	if (!reason)
 		reason = srpt_login_find_tpg(lc);
+	if (!reason)
+		reason = srpt_login_check(lc);
 	if (reason)
 		return reason;
 	*ch = srpt_ch_alloc(lc);
-	if (!*ch)
+	if (!*ch) {
+		strscpy(lc->why, "out of memory", sizeof(lc->why));
 		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	}
 	reason = srpt_pick_acl(*ch, lc);
 	if (!reason)
 		reason = srpt_ch_setup(*ch, lc);
 	if (!reason)
 		reason = srpt_ch_accept(*ch, lc);
 	return reason;
+}
+
+/* Count a login in the counters of its target port, if it has one. */
+static void srpt_login_count(struct srpt_login_ctx *lc, u32 reason)
+{
+	struct srpt_login_stats *ls;
+	int i = srpt_rej_index(reason);
+
+	lockdep_assert_held(&srpt_mutex);
+	srpt_event(reason ? SRPT_EV_LOGINS_REFUSED : SRPT_EV_LOGINS_ACCEPTED);
+	if (!lc->tport)
+		return;
+	ls = &lc->tport->logins;
+	if (!reason) {
+		atomic64_inc(&ls->accepted);
+		return;
+	}
+	if (i >= 0)
+		atomic64_inc(&ls->rejected[i]);
+	spin_lock(&ls->lock);
+	ls->last_reason = reason;
+	memcpy(ls->last_i_port_id, lc->lg.i_port_id, 16);
+	strscpy(ls->last_peer, lc->peer, sizeof(ls->last_peer));
+	strscpy(ls->last_why, lc->why, sizeof(ls->last_why));
+	spin_unlock(&ls->lock);
+}
+
+/*
+ * The one log line of a refused login: who, to which target port, the
+ * reason in words and what the step that refused it found.
+ */
+static void srpt_login_refused(struct srpt_login_ctx *lc, u32 reason)
+{
+	char where[48];
+
+	lockdep_assert_held(&srpt_mutex);
+	trace_srpt_login_reject(lc, reason);
+	if (lc->tport)
+		strscpy(where, lc->tport->name, sizeof(where));
+	else
+		snprintf(where, sizeof(where), "%s port %u",
+			 dev_name(&lc->ib_dev->dev), lc->port_num);
+	pr_info_ratelimited("login from 0x%16phN%s%s to %s refused: %s (%#x)%s%s\n",
+			    lc->lg.i_port_id, lc->ip[0] ? " at " : "", lc->ip,
+			    where, srpt_rej_words(reason), reason,
+			    lc->why[0] ? ": " : "", lc->why);
+}
+
+/**
+ * srpt_login_last_refusal() - the last login a target port refused
+ * @tport: target port
+ * @ls: where to copy the last_* fields of its login counters
+ */
+void srpt_login_last_refusal(struct srpt_tport *tport,
+			     struct srpt_login_stats *ls)
+{
+	struct srpt_login_stats *t = &tport->logins;
+
+	spin_lock(&t->lock);
+	ls->last_reason = t->last_reason;
+	memcpy(ls->last_i_port_id, t->last_i_port_id, 16);
+	strscpy(ls->last_peer, t->last_peer, sizeof(ls->last_peer));
+	strscpy(ls->last_why, t->last_why, sizeof(ls->last_why));
+	spin_unlock(&t->lock);
 }
 
 /**
@@ -819,9 +996,10 @@ int srpt_login(struct srpt_login_ctx *lc)
 
 	mutex_lock(&srpt_mutex);
 	reason = srpt_login_locked(lc, &ch);
-	/* Under srpt_mutex: lc->stpg may go once it is dropped. */
+	/* Under srpt_mutex: lc->tport may go once it is dropped. */
+	srpt_login_count(lc, reason);
 	if (reason)
-		trace_srpt_login_reject(lc, reason);
+		srpt_login_refused(lc, reason);
 	mutex_unlock(&srpt_mutex);
 	if (reason) {
 		srpt_build_login_rej(&rej, lc->lg.tag, reason);

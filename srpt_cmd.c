@@ -268,9 +268,11 @@ void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 
 	switch (opcode) {
 	case SRP_CMD:
+		srpt_ch_count(ch, SRPT_STAT_CMDS, 1);
 		srpt_handle_cmd(ch, cmd);
 		break;
 	case SRP_TSK_MGMT:
+		srpt_ch_count(ch, SRPT_STAT_TMFS, 1);
 		srpt_handle_tsk_mgmt(ch, cmd);
 		break;
 	case SRP_I_LOGOUT:
@@ -349,6 +351,9 @@ int srpt_write_pending(struct se_cmd *se_cmd)
 	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
 
 	if (cmd->imm || !cmd->n_rw || !se_cmd->data_length) {
+		if (cmd->imm)
+			srpt_ch_count(cmd->ch, SRPT_STAT_BYTES_IN,
+				      se_cmd->data_length);
 		target_execute_cmd(se_cmd);
 		return 0;
 	}
@@ -423,6 +428,7 @@ void srpt_aborted_task(struct se_cmd *se_cmd)
 	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
 
 	pr_debug("%s: task %#llx aborted\n", cmd->ch->sess_name, cmd->tag);
+	srpt_ch_count(cmd->ch, SRPT_STAT_ABORTS, 1);
 }
 
 /**

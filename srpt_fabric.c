@@ -531,6 +531,7 @@ static const struct target_core_fabric_ops srpt_fabric_ops = {
 	.aborted_task			= srpt_aborted_task,
 	.fabric_make_wwn		= srpt_make_tport,
 	.fabric_drop_wwn		= srpt_drop_tport,
+	.add_wwn_groups			= srpt_add_wwn_groups,
 	.fabric_make_tpg		= srpt_make_tpg,
 	.fabric_enable_tpg		= srpt_enable_tpg,
 	.fabric_drop_tpg		= srpt_drop_tpg,

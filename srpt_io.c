@@ -248,9 +248,11 @@ static void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 			   const char *what)
 {
 	trace_srpt_wr_error(ch, wc, what);
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
+	if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		srpt_ch_count(ch, SRPT_STAT_WR_ERRORS, 1);
 		pr_warn_ratelimited("%s: %s failed: %s\n", ch->sess_name, what,
 				    ib_wc_status_msg(wc->status));
+	}
 	srpt_close_ch(ch);
 }
 
@@ -781,6 +783,7 @@ static int srpt_rw_init(struct srpt_cmd *cmd)
 
 	dir = cmd->data_out ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 	cmd->n_wrs = 0;
+	cmd->xfer_len = 0;
 	for (cmd->n_active = 0; cmd->n_active < cmd->n_rw && left;
 	     cmd->n_active++) {
 		struct srpt_rw *rw = &cmd->rw[cmd->n_active];
@@ -798,6 +801,7 @@ static int srpt_rw_init(struct srpt_cmd *cmd)
 		rw->active = true;
 		atomic_inc(&ch->rw_active);
 		cmd->n_wrs += ret;
+		cmd->xfer_len += xfer;
 		left -= xfer;
 	}
 	ret = -EIO;
@@ -871,7 +875,9 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 	if (cmd->pending == SRPT_PEND_RSP) {
 		/* Every credit given back so far rides on this response. */
 		credits = atomic_xchg(&ch->req_lim_delta, 0);
-		if (!srpt_iu_set_req_lim_delta(cmd->rsp_buf, credits))
+		if (srpt_iu_set_req_lim_delta(cmd->rsp_buf, credits))
+			atomic_add(credits, &ch->req_lim);
+		else
 			atomic_add(credits, &ch->req_lim_delta);
 		sge.addr = cmd->rsp_dma;
 		sge.length = cmd->rsp_len;
@@ -1110,6 +1116,10 @@ static void srpt_sq_kick(struct srpt_rdma_ch *ch)
 		ret = srpt_try_start(cmd);
 		spin_lock_irqsave(&ch->lock, flags);
 		if (ret == -EAGAIN) {
+			if (!cmd->sq_waited) {
+				cmd->sq_waited = true;
+				srpt_ch_count(ch, SRPT_STAT_SQ_WAITS, 1);
+			}
 			list_add(&cmd->entry, srpt_wait_list(cmd));
 			if (!ch->sq_kick_again)
 				break;
@@ -1127,6 +1137,7 @@ static void srpt_start(struct srpt_cmd *cmd)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ch->lock, flags);
+	cmd->sq_waited = false;
 	list_add_tail(&cmd->entry, srpt_wait_list(cmd));
 	spin_unlock_irqrestore(&ch->lock, flags);
 	srpt_sq_kick(ch);
@@ -1159,10 +1170,14 @@ static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_PEND_RSP)))
 		return;
 	cmd->pending = SRPT_PEND_NONE;
-	if (unlikely(wc->status != IB_WC_SUCCESS))
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_failed(ch, wc, "response send");
-	else if (cmd->close_after)
-		srpt_close_ch(ch);
+	} else {
+		if (cmd->rsp_with_data)
+			srpt_ch_count(ch, SRPT_STAT_BYTES_OUT, cmd->xfer_len);
+		if (cmd->close_after)
+			srpt_close_ch(ch);
+	}
 	srpt_sq_release(cmd);
 	srpt_cmd_done(cmd);
 }
@@ -1184,6 +1199,7 @@ static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		transport_generic_request_failure(&cmd->se_cmd,
 						  TCM_CHECK_CONDITION_ABORT_CMD);
 	} else {
+		srpt_ch_count(ch, SRPT_STAT_BYTES_IN, cmd->xfer_len);
 		target_execute_cmd(&cmd->se_cmd);
 	}
 }
@@ -1218,6 +1234,16 @@ void srpt_send_rsp(struct srpt_cmd *cmd)
 {
 	trace_srpt_send_rsp(cmd->ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len,
 			    cmd->rsp_with_data);
+	switch (srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len)) {
+	case SRPT_RSP_ERROR:
+		srpt_ch_count(cmd->ch, SRPT_STAT_ERRORS, 1);
+		break;
+	case SRPT_RSP_ABORTED:
+		srpt_ch_count(cmd->ch, SRPT_STAT_ABORTS, 1);
+		break;
+	default:
+		break;
+	}
 	cmd->pending = SRPT_PEND_RSP;
 	srpt_start(cmd);
 }
@@ -1289,6 +1315,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	iu->len = wc->byte_len;
 	ib_dma_sync_single_for_cpu(srpt_ch_dev(ch), iu->dma, ch->max_req_size,
 				   DMA_FROM_DEVICE);
+	if (srpt_iu_uses_credit(srpt_iu_opcode(iu->buf, iu->len)))
+		atomic_dec(&ch->req_lim);
 	spin_lock_irqsave(&ch->lock, flags);
 	if (ch->state <= SRPT_CH_LIVE) {
 		list_add_tail(&iu->entry, &ch->iu_wait);

@@ -29,7 +29,7 @@
 #include "srpt_trace.h"
 
 static atomic_long_t srpt_res[SRPT_RES_NR];
-static struct dentry *srpt_debugfs_dir;
+static struct dentry *srpt_dbg_dir;
 
 static const char * const srpt_res_names[SRPT_RES_NR] = {
 	[SRPT_RES_CHANNELS]	= "channels",
@@ -47,7 +47,31 @@ static atomic_long_t srpt_events[SRPT_EV_NR];
 
 static const char * const srpt_event_names[SRPT_EV_NR] = {
 	[SRPT_EV_TABLES_FETCHED] = "tables_fetched",
+	[SRPT_EV_LOGINS_ACCEPTED] = "logins_accepted",
+	[SRPT_EV_LOGINS_REFUSED] = "logins_refused",
 };
+
+static const char * const srpt_stat_names[SRPT_STAT_NR] = {
+	[SRPT_STAT_CMDS]	= "commands",
+	[SRPT_STAT_TMFS]	= "task_mgmt",
+	[SRPT_STAT_BYTES_IN]	= "bytes_in",
+	[SRPT_STAT_BYTES_OUT]	= "bytes_out",
+	[SRPT_STAT_ERRORS]	= "errors",
+	[SRPT_STAT_ABORTS]	= "aborts",
+	[SRPT_STAT_SQ_WAITS]	= "sq_waits",
+	[SRPT_STAT_WR_ERRORS]	= "wr_errors",
+};
+
+/**
+ * srpt_stat_name() - the name of a channel counter
+ * @stat: which one
+ *
+ * Return: its name in debugfs ib_srpt/channels and in configfs.
+ */
+const char *srpt_stat_name(enum srpt_stat stat)
+{
+	return srpt_stat_names[stat];
+}
 
 /**
  * srpt_res_add() - account for resources taken (@n > 0) or given back
@@ -123,12 +147,23 @@ static void srpt_fault_init(struct dentry *dir)
  */
 void srpt_stats_init(void)
 {
-	srpt_debugfs_dir = debugfs_create_dir("ib_srpt", NULL);
-	debugfs_create_file("resources", 0444, srpt_debugfs_dir, NULL,
+	srpt_dbg_dir = debugfs_create_dir("ib_srpt", NULL);
+	debugfs_create_file("resources", 0444, srpt_dbg_dir, NULL,
 			    &srpt_res_fops);
-	debugfs_create_file("events", 0444, srpt_debugfs_dir, NULL,
+	debugfs_create_file("events", 0444, srpt_dbg_dir, NULL,
 			    &srpt_events_fops);
-	srpt_fault_init(srpt_debugfs_dir);
+	srpt_fault_init(srpt_dbg_dir);
+}
+
+/**
+ * srpt_debugfs_dir() - the module's debugfs directory
+ *
+ * Return: /sys/kernel/debug/ib_srpt (an error pointer without debugfs,
+ * which debugfs_create_file() takes too).
+ */
+struct dentry *srpt_debugfs_dir(void)
+{
+	return srpt_dbg_dir;
 }
 
 /**
@@ -141,7 +176,7 @@ void srpt_stats_exit(void)
 {
 	int i;
 
-	debugfs_remove_recursive(srpt_debugfs_dir);
+	debugfs_remove_recursive(srpt_dbg_dir);
 	for (i = 0; i < SRPT_RES_NR; i++)
 		if (atomic_long_read(&srpt_res[i]))
 			pr_err("unload: %ld %s still held\n",

@@ -1,0 +1,150 @@
+#!/bin/bash
+# "Why was my login rejected, and what is the target doing?" - answered
+# without a debugger.  The target port's counters in configfs
+# (fabric_statistics/srpt_login_stats and srpt_port_stats) start at 0;
+# three refused logins (the raw initiator asks for a 1 MiB REQ_IT_IU_LEN;
+# an initiator without an ACL; a login while the TPG is disabled) are each
+# counted under their SRP_LOGIN_REJ reason, the last one's initiator,
+# address and reason in words are shown, and each left exactly one kernel
+# log line naming the initiator, the target port and the reason.  Then
+# ib_srp logs in: one live channel, the credits the target says the
+# initiator holds equal ib_srp's own req_lim when idle; a 1 MiB direct
+# write and read back move exactly 1 MiB each way (bytes_in / bytes_out of
+# the channel in debugfs ib_srpt/channels), a READ past the end counts one
+# error and no data, sg_reset -d one task management function; the port's
+# figures equal its only channel's, and keep them after the logout.
+# stock: skip the in-kernel module has no such counters
+. "$PROJECT/tools/guest-lib.sh"
+
+klog_start
+standard_setup blk:32M:block
+raw_client_setup
+PORT=$(dirname "$TPG_DIR")
+LS=$PORT/fabric_statistics/srpt_login_stats
+PS=$PORT/fabric_statistics/srpt_port_stats
+CH=/sys/kernel/debug/ib_srpt/channels
+[ -d "$LS" ] || fail "no srpt_login_stats in $PORT/fabric_statistics"
+[ -d "$PS" ] || fail "no srpt_port_stats in $PORT/fabric_statistics"
+
+# is DIR FILE VALUE: configfs DIR/FILE reads VALUE.
+is() {
+	local v
+	v=$(cat "$1/$2") || fail "cannot read $1/$2"
+	[ "$v" = "$3" ] || fail "$(basename "$1")/$2 is '$v', expected '$3'"
+}
+# refusal N WHAT PATTERN: N-th refusal: exactly N kernel log lines of
+# refused logins, the last one matching PATTERN.
+refusal() {
+	local lines
+	wait_for 10 sh -c "[ \$(grep -c ' refused: ' $KLOG) -ge $1 ]" || true
+	lines=$(grep ' refused: ' "$KLOG")
+	[ "$(wc -l <<<"$lines")" = "$1" ] || fail "$2: expected $1 refusal lines in the kernel log, got:"$'\n'"$lines"
+	tail -n1 <<<"$lines" | grep -qE -- "$3" || fail "$2: log line: $(tail -n1 <<<"$lines")"
+	log "$2: $(tail -n1 <<<"$lines" | sed 's/^\[[^]]*\] //')"
+}
+
+for f in "$LS"/accepted "$LS"/rejected* "$PS"/*; do
+	is "$(dirname "$f")" "$(basename "$f")" 0
+done
+is "$LS" last_rejected_reason none
+tport=$(basename "$PORT")
+
+# --- refused: the initiator asks for a larger IU than srp_max_req_size.
+raw_client "$INI_PORT_ID" login-iu-too-big >/tmp/rej.out 2>&1 || fail "login-iu-too-big: $(cat /tmp/rej.out)"
+is "$LS" rejected_it_iu_length_too_large 1
+is "$LS" rejected 1
+is "$LS" accepted 0
+is "$LS" last_rejected_initiator "0x$INI_PORT_ID"
+grep -qE '^192\.0\.2\.[0-9]+$' "$LS/last_rejected_address" || fail "last_rejected_address: $(cat "$LS/last_rejected_address")"
+grep -q '^0x00010002 requested IU length too large: it_iu_len 1048576 above srp_max_req_size [0-9]*$' "$LS/last_rejected_reason" ||
+	fail "last_rejected_reason: $(cat "$LS/last_rejected_reason")"
+refusal 1 "IU too large" "login from 0x$INI_PORT_ID at [0-9.]+ to $tport refused: requested IU length too large \(0x10002\): it_iu_len 1048576"
+
+# --- refused: an initiator without an ACL.
+stranger=00000000000000000000000000abcdef
+if raw_client "$stranger" login-ok >/tmp/rej.out 2>&1; then fail "a login without an ACL was accepted"; fi
+is "$LS" rejected_unable_associate_channel 1
+is "$LS" rejected 2
+is "$LS" last_rejected_initiator "0x$stranger"
+grep -q '^0x00010003 unable to associate the channel with the I_T nexus: no ACL for it$' "$LS/last_rejected_reason" ||
+	fail "last_rejected_reason: $(cat "$LS/last_rejected_reason")"
+refusal 2 "no ACL" "login from 0x$stranger at [0-9.]+ to $tport refused: unable to associate .* \(0x10003\): no ACL for it"
+
+# --- refused: the TPG is disabled (still counted for its target port).
+echo 0 >"$TPG_DIR/enable"
+if raw_client "$INI_PORT_ID" login-ok >/tmp/rej.out 2>&1; then fail "a login to a disabled TPG was accepted"; fi
+echo 1 >"$TPG_DIR/enable"
+is "$LS" rejected_unable_associate_channel 2
+is "$LS" rejected 3
+grep -q ': its TPG is not enabled$' "$LS/last_rejected_reason" || fail "last_rejected_reason: $(cat "$LS/last_rejected_reason")"
+refusal 3 "TPG disabled" "login from 0x$INI_PORT_ID at [0-9.]+ to $tport refused: .*its TPG is not enabled"
+
+# --- ib_srp logs in.
+disk=$(srp_login) || fail "ib_srp login"
+is "$LS" accepted 1
+is "$PS" channels_live 1
+[ "$(grep -c . "$CH")" = 1 ] || fail "debugfs channels: $(cat "$CH")"
+# field NAME: the value after NAME on the channel's line.
+field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$CH"; }
+grep -q " state LIVE acl [^ ]*$INI_PORT_ID initiator 0x$INI_PORT_ID target $tport cm rdma_cm " "$CH" || fail "channel line: $(cat "$CH")"
+host=$(srp_hosts | head -n1)
+# shellcheck disable=SC2317  # called through wait_for
+idle_credits() {
+	local ini
+	ini=$(cat "/sys/class/scsi_host/$host/req_lim")
+	[ "$(field req_lim)" = "$(field credits)" ] && [ "$ini" = "$(field req_lim)" ] &&
+		[ "$(cat "$PS/credits_outstanding")" = "$ini" ]
+}
+wait_for 10 idle_credits || fail "idle: target req_lim $(field req_lim) of $(field credits), ib_srp's req_lim $(cat "/sys/class/scsi_host/$host/req_lim"), credits_outstanding $(cat "$PS/credits_outstanding")"
+log "idle: ib_srp holds $(field req_lim) credits of $(field credits), as the target counts"
+
+# --- 1 MiB written and read back: exactly 1 MiB each way.
+sleep 1
+in0=$(field bytes_in) out0=$(field bytes_out) cmd0=$(field commands) err0=$(field errors)
+head -c 1048576 /dev/urandom >/tmp/mib
+dd if=/tmp/mib of="$disk" bs=1M count=1 seek=1 oflag=direct status=none || fail "write $disk"
+dd if="$disk" of=/tmp/back bs=1M count=1 skip=1 iflag=direct status=none || fail "read $disk"
+cmp -s /tmp/mib /tmp/back || fail "the 1 MiB read back differs"
+[ $(($(field bytes_in) - in0)) = 1048576 ] || fail "bytes_in grew by $(($(field bytes_in) - in0)), not 1048576"
+[ $(($(field bytes_out) - out0)) = 1048576 ] || fail "bytes_out grew by $(($(field bytes_out) - out0)), not 1048576"
+[ $(($(field commands) - cmd0)) -ge 2 ] || fail "commands grew by $(($(field commands) - cmd0))"
+[ "$(field errors)" = "$err0" ] || fail "errors grew to $(field errors)"
+log "1 MiB each way: $(($(field commands) - cmd0)) commands, bytes_in +1048576, bytes_out +1048576, no error"
+
+# --- a READ past the end: one error, no data.
+blocks=$(( $(blockdev --getsize64 "$disk") / 512 ))
+out0=$(field bytes_out)
+# shellcheck disable=SC2046  # the LBA bytes are meant to split
+if sg_raw -r 512 "$disk" 28 00 $(printf '%02x %02x %02x %02x' $((blocks >> 24 & 255)) $((blocks >> 16 & 255)) $((blocks >> 8 & 255)) $((blocks & 255))) 00 00 01 00 >/tmp/sg.out 2>&1; then
+	fail "READ(10) past the end succeeded"
+fi
+[ "$(field errors)" = $((err0 + 1)) ] || fail "errors $(field errors) after a READ past the end, expected $((err0 + 1))"
+[ "$(field bytes_out)" = "$out0" ] || fail "a refused READ moved $(($(field bytes_out) - out0)) bytes"
+
+# --- a LUN reset through sg_reset: one task management function.
+tmf0=$(field task_mgmt)
+sg_reset -d "$disk" >/tmp/sg.out 2>&1 || fail "sg_reset -d: $(cat /tmp/sg.out)"
+[ "$(field task_mgmt)" = $((tmf0 + 1)) ] || fail "task_mgmt $(field task_mgmt) after sg_reset -d, expected $((tmf0 + 1))"
+[ "$(field errors)" = $((err0 + 1)) ] || fail "the LUN reset counted as an error: $(field errors)"
+wait_for 10 idle_credits || fail "credits after the reset: target $(field req_lim) of $(field credits), ib_srp $(cat "/sys/class/scsi_host/$host/req_lim")"
+
+# --- the port adds up its channels, and keeps the figures of released ones.
+for f in commands task_mgmt bytes_in bytes_out errors aborts sq_waits wr_errors; do
+	is "$PS" $f "$(field $f)"
+done
+cp "$CH" "$RESULTS/channels.txt"
+in1=$(field bytes_in) out1=$(field bytes_out) err1=$(field errors) cmd1=$(field commands)
+srp_logout || fail "logout"
+wait_for 30 all_released || fail "channels not released"
+is "$PS" channels_live 0
+is "$PS" credits_outstanding 0
+! grep -q . "$CH" || fail "channels left in debugfs: $(cat "$CH")"
+is "$PS" bytes_in "$in1"
+is "$PS" bytes_out "$out1"
+[ "$(cat "$PS/errors")" -ge "$err1" ] || fail "errors went back from $err1 to $(cat "$PS/errors")"
+[ "$(cat "$PS/commands")" -ge "$cmd1" ] || fail "commands went back from $cmd1 to $(cat "$PS/commands")"
+[ "$(srpt_event logins_accepted)" = 1 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
+[ "$(srpt_event logins_refused)" = 3 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
+for f in "$LS"/* "$PS"/*; do echo "$(basename "$(dirname "$f")")/$(basename "$f") $(cat "$f")"; done >"$RESULTS/counters.txt"
+[ -z "$(klog_splats)" ] || fail "kernel splat: $(klog_splats)"
+pass "3 refusals counted by reason with the last one's initiator, address and reason, one log line each; ib_srp's credits as the target counts them; 1 MiB each way counted exactly, a READ past the end one error, sg_reset one TMF; port figures = its channel's, kept after logout"
