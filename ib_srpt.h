@@ -21,6 +21,7 @@
 #ifndef IB_SRPT_H
 #define IB_SRPT_H
 
+#include <linux/completion.h>
 #include <linux/inet.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -50,6 +51,8 @@
 #define SRPT_DEF_CREDITS	256
 #define SRPT_MIN_CREDITS	16
 #define SRPT_MAX_CREDITS	4096
+/* srp_max_channels(_per_initiator): 0 is no limit. */
+#define SRPT_MAX_CHANNELS	65535
 #define SRPT_DEF_RSP_SIZE	256
 #define SRPT_MIN_RSP_SIZE	(SRPT_RSP_FIXED_LEN + 4)	/* an SRP_RSP with response data */
 #define SRPT_MAX_RSP_SIZE	1024
@@ -137,6 +140,9 @@ struct srpt_device {
  *	RDMA), at least SRPT_MIN_SEND_WRS; fewer if the credits need fewer
  * @credits: receive buffers, and so credits, per channel
  * @use_srq: always 0 (no shared receive queue; the in-kernel module's name)
+ * @max_channels: most channels of the target port, 0 for no limit
+ * @max_nexus_channels: most channels of one initiator port to the target
+ *	port (one I_T nexus), 0 for no limit
  */
 struct srpt_tpg_attrib {
 	u32	max_rdma_size;
@@ -144,6 +150,8 @@ struct srpt_tpg_attrib {
 	u32	sq_size;
 	u32	credits;
 	u32	use_srq;
+	u32	max_channels;
+	u32	max_nexus_channels;
 };
 
 /**
@@ -431,6 +439,7 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @rsp_with_data: the response follows RDMA WRITEs of data-in
  * @lio: @se_cmd was initialised with LIO
  * @close_after: close the channel once the response went (SRP_T_LOGOUT)
+ * @logout: the IU is the target's SRP_T_LOGOUT (srpt_ch_send_logout())
  * @pending: what the command waits for in ch->sq_wait or ch->rsp_wait
  * @sq_waited: what @pending names found the send queue (or the MR pool)
  *	full and was counted in SRPT_STAT_SQ_WAITS (under ch->lock)
@@ -466,6 +475,7 @@ struct srpt_cmd {
 	bool			rsp_with_data;
 	bool			lio;
 	bool			close_after;
+	bool			logout;
 	enum srpt_pending	pending;
 	bool			sq_waited;
 	u8			*table;
@@ -488,6 +498,9 @@ struct srpt_cmd {
  * @post_lock: held while posting to @qp; the DRAINING transition takes it
  * @state: see enum srpt_ch_state; changed in srpt_io.c only
  * @close_requested: srpt_close_ch() was called while the state was NEW
+ * @logout_reason: SRPT_T_LOGOUT_* reason of the SRP_T_LOGOUT the release
+ *	sends before the disconnect, or -1 (srpt_logout_ch(); under @lock)
+ * @logout_sent: the SRP_T_LOGOUT went out, or will not
  * @accepted: the CM accepted the connection (a DREQ is due at teardown)
  * @cm_settled: the connection got established or failed after the accept
  *	(set by the CM event handler; the release work waits for it)
@@ -556,6 +569,8 @@ struct srpt_rdma_ch {
 	spinlock_t			post_lock;	/* posting WRs */
 	enum srpt_ch_state		state;
 	bool				close_requested;
+	int				logout_reason;
+	struct completion		logout_sent;
 	bool				accepted;
 	bool				cm_settled;
 	bool				iu_running;
@@ -656,6 +671,8 @@ int srpt_io_init(srpt_iu_handler_fn handler);
 void srpt_io_exit(void);
 const char *srpt_ch_state_name(enum srpt_ch_state state);
 void srpt_close_ch(struct srpt_rdma_ch *ch);
+void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
+void srpt_ch_send_logout(struct srpt_rdma_ch *ch);
 void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted);
 bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
 		      const struct se_node_acl *se_nacl,

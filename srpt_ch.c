@@ -176,8 +176,12 @@ static struct srpt_tport *srpt_find_tport(const union ib_gid *gid)
 
 typedef bool (*srpt_ch_match_fn)(struct srpt_rdma_ch *ch, const void *arg);
 
-/* Start closing every channel that matches; return how many exist. */
-static int srpt_close_matching(srpt_ch_match_fn match, const void *arg)
+/*
+ * Start closing every channel that matches, logging the live ones out
+ * with @logout_reason (SRPT_T_LOGOUT_*); return how many exist.
+ */
+static int srpt_close_matching(srpt_ch_match_fn match, const void *arg,
+			       u32 logout_reason)
 {
 	struct srpt_rdma_ch *ch;
 	int n = 0;
@@ -185,7 +189,7 @@ static int srpt_close_matching(srpt_ch_match_fn match, const void *arg)
 	spin_lock(&srpt_ch_lock);
 	list_for_each_entry(ch, &srpt_ch_list, entry) {
 		if (match(ch, arg)) {
-			srpt_close_ch(ch);
+			srpt_logout_ch(ch, logout_reason);
 			n++;
 		}
 	}
@@ -210,13 +214,14 @@ static bool srpt_any_matching(srpt_ch_match_fn match, const void *arg)
 }
 
 /*
- * Close the matching channels and wait until they are released. Channels
- * still in their login are included: the login hands them to the release
- * work when it is done.
+ * Close the matching channels (the target goes away: live ones are sent
+ * an SRP_T_LOGOUT first) and wait until they are released. Channels still
+ * in their login are included: the login hands them to the release work
+ * when it is done.
  */
 static void srpt_close_and_wait(srpt_ch_match_fn match, const void *arg)
 {
-	srpt_close_matching(match, arg);
+	srpt_close_matching(match, arg, SRPT_T_LOGOUT_NONE);
 	wait_event(srpt_ch_waitq, !srpt_any_matching(match, arg));
 }
 
@@ -507,8 +512,11 @@ static void srpt_release_ch_work(struct work_struct *w)
 	 * already failed moves it to CLOSING without flushing its send
 	 * queue, and nothing flushes it later - ib_drain_qp() would return
 	 * with responses never completed, and the session would wait for
-	 * their commands forever. The error state flushes everything.
+	 * their commands forever. The error state flushes everything. A
+	 * target that logs the channel out (TPG disabled, ACL, device or
+	 * module gone, a SINGLE login of its nexus) says so just before.
 	 */
+	srpt_ch_send_logout(ch);
 	srpt_ch_drain(ch);
 	if (ch->accepted)
 		srpt_cm_end(ch);
@@ -801,6 +809,8 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	INIT_LIST_HEAD(&ch->post_failed);
 	INIT_LIST_HEAD(&ch->rsp_wait);
 	INIT_LIST_HEAD(&ch->free_cmds);
+	ch->logout_reason = -1;
+	init_completion(&ch->logout_sent);
 	INIT_WORK(&ch->release_work, srpt_release_ch_work);
 	INIT_DELAYED_WORK(&ch->rtu_timeout, srpt_rtu_timeout_work);
 	memcpy(ch->i_port_id, lc->lg.i_port_id, 16);
@@ -828,6 +838,50 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	list_add_tail(&ch->entry, &srpt_ch_list);
 	spin_unlock(&srpt_ch_lock);
 	return ch;
+}
+
+/*
+ * Login step: the TPG's channel limits. A SINGLE login ends the other
+ * channels of its nexus, so they do not count for it; channels already
+ * closing never do.
+ */
+static u32 srpt_ch_check_limits(struct srpt_rdma_ch *ch,
+				struct srpt_login_ctx *lc)
+{
+	u32 max_tpg = READ_ONCE(ch->stpg->attrib.max_channels);
+	u32 max_nexus = READ_ONCE(ch->stpg->attrib.max_nexus_channels);
+	bool single = (lc->lg.req_flags & SRPT_MULTICHAN_MASK) ==
+		      SRP_MULTICHAN_SINGLE;
+	u32 n_tpg = 0, n_nexus = 0;
+	struct srpt_rdma_ch *o;
+
+	spin_lock(&srpt_ch_lock);
+	list_for_each_entry(o, &srpt_ch_list, entry) {
+		if (o == ch || o->stpg != ch->stpg ||
+		    READ_ONCE(o->state) >= SRPT_CH_DISCONNECTING)
+			continue;
+		if (srpt_ch_of_nexus(o, ch)) {
+			if (single)
+				continue;
+			n_nexus++;
+		}
+		n_tpg++;
+	}
+	spin_unlock(&srpt_ch_lock);
+	if (max_nexus && n_nexus >= max_nexus) {
+		snprintf(lc->why, sizeof(lc->why),
+			 "%u channels of this initiator already, srp_max_channels_per_initiator %u",
+			 n_nexus, max_nexus);
+		return max_nexus == 1 ? SRP_LOGIN_REJ_MULTI_CHANNEL_UNSUPPORTED :
+					SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+	}
+	if (max_tpg && n_tpg >= max_tpg) {
+		snprintf(lc->why, sizeof(lc->why),
+			 "%u channels on the target port already, srp_max_channels %u",
+			 n_tpg, max_tpg);
+		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	}
+	return 0;
 }
 
 /* Login step: QP, buffers and the LIO session of a new channel. */
@@ -862,7 +916,8 @@ static u32 srpt_ch_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 
 	flags = ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0;
 	if ((lc->lg.req_flags & SRPT_MULTICHAN_MASK) == SRP_MULTICHAN_SINGLE) {
-		if (srpt_close_matching(srpt_ch_of_nexus, ch))
+		if (srpt_close_matching(srpt_ch_of_nexus, ch,
+					SRPT_T_LOGOUT_MULTICHANNEL))
 			flags |= SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
 	} else if (srpt_any_matching(srpt_ch_of_nexus, ch)) {
 		flags |= SRP_LOGIN_RSP_MULTICHAN_MAINTAINED;
@@ -904,6 +959,8 @@ static u32 srpt_login_locked(struct srpt_login_ctx *lc,
 		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 	}
 	reason = srpt_pick_acl(*ch, lc);
+	if (!reason)
+		reason = srpt_ch_check_limits(*ch, lc);
 	if (!reason)
 		reason = srpt_ch_setup(*ch, lc);
 	if (!reason)

@@ -69,7 +69,7 @@ static int srpt_get_cmd_state(struct se_cmd *se_cmd)
 /* configfs removed a live ACL: log the initiator out. */
 static void srpt_close_session(struct se_session *se_sess)
 {
-	srpt_close_ch(se_sess->fabric_sess_ptr);
+	srpt_logout_ch(se_sess->fabric_sess_ptr, SRPT_T_LOGOUT_NONE);
 }
 
 /*
@@ -379,6 +379,10 @@ SRPT_TPG_ATTRIB(srp_max_rsp_size, max_rsp_size, SRPT_MIN_RSP_SIZE,
 		SRPT_MAX_RSP_SIZE);
 SRPT_TPG_ATTRIB(srp_sq_size, sq_size, SRPT_MIN_SQ_SIZE, SRPT_MAX_SQ_SIZE);
 SRPT_TPG_ATTRIB(srp_credits, credits, SRPT_MIN_CREDITS, SRPT_MAX_CREDITS);
+/* Checked by logins; channels beyond a lowered limit stay. */
+SRPT_TPG_ATTRIB(srp_max_channels, max_channels, 0, SRPT_MAX_CHANNELS);
+SRPT_TPG_ATTRIB(srp_max_channels_per_initiator, max_nexus_channels, 0,
+		SRPT_MAX_CHANNELS);
 
 static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 					    char *page)
@@ -414,6 +418,8 @@ static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_srp_sq_size,
 	&srpt_tpg_attrib_attr_srp_credits,
 	&srpt_tpg_attrib_attr_use_srq,
+	&srpt_tpg_attrib_attr_srp_max_channels,
+	&srpt_tpg_attrib_attr_srp_max_channels_per_initiator,
 	NULL,
 };
 

@@ -120,6 +120,8 @@ static bool srpt_ch_change_state(struct srpt_rdma_ch *ch,
 	return changed;
 }
 
+static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason);
+
 /**
  * srpt_close_ch() - start tearing a channel down
  * @ch: channel
@@ -132,10 +134,34 @@ static bool srpt_ch_change_state(struct srpt_rdma_ch *ch,
  */
 void srpt_close_ch(struct srpt_rdma_ch *ch)
 {
+	__srpt_close_ch(ch, -1);
+}
+
+/**
+ * srpt_logout_ch() - log a channel out, then tear it down
+ * @ch: channel
+ * @reason: SRPT_T_LOGOUT_* reason
+ *
+ * As srpt_close_ch(), but a live channel is sent an SRP_T_LOGOUT with
+ * @reason before its connection ends (srpt_ch_send_logout(), from the
+ * release work): the target is going away, not the connection.
+ *
+ * Context: any.
+ */
+void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
+{
+	__srpt_close_ch(ch, reason);
+}
+
+/* srpt_close_ch(), with the reason of an SRP_T_LOGOUT or -1. */
+static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason)
+{
 	unsigned long flags;
 	bool release;
 
 	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->state == SRPT_CH_LIVE && logout_reason >= 0)
+		ch->logout_reason = logout_reason;
 	if (ch->state == SRPT_CH_NEW) {
 		ch->close_requested = true;
 		release = false;
@@ -273,6 +299,7 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->rsp_with_data = false;
 	cmd->lio = false;
 	cmd->close_after = false;
+	cmd->logout = false;
 	cmd->pending = SRPT_PEND_NONE;
 }
 
@@ -905,6 +932,8 @@ post:
 /* The response of @cmd was sent, or will never be: finish the command. */
 static void srpt_cmd_done(struct srpt_cmd *cmd)
 {
+	if (cmd->logout)
+		complete(&cmd->ch->logout_sent);
 	srpt_rw_put(cmd);
 	if (cmd->lio)
 		transport_generic_free_cmd(&cmd->se_cmd, 0);
@@ -1338,6 +1367,51 @@ void srpt_ch_go_live(struct srpt_rdma_ch *ch)
 {
 	if (srpt_ch_change_state(ch, SRPT_CH_LIVE))
 		srpt_run_iu_wait(ch);
+}
+
+/*
+ * How long the release of a channel waits for its SRP_T_LOGOUT to be sent
+ * (acknowledged by the initiator's HCA) before it drains the QP anyway.
+ */
+#define SRPT_LOGOUT_WAIT	(2 * HZ)
+
+/**
+ * srpt_ch_send_logout() - send the SRP_T_LOGOUT srpt_logout_ch() asked for
+ * @ch: channel being released, before srpt_ch_drain()
+ *
+ * The logout goes behind the responses already queued, in a command of
+ * the pool (if all are busy, their responses end the channel's I/O
+ * anyway and it is left out). Waits until it was sent or failed, at most
+ * SRPT_LOGOUT_WAIT.
+ *
+ * Context: process (the release work).
+ */
+void srpt_ch_send_logout(struct srpt_rdma_ch *ch)
+{
+	struct srpt_cmd *cmd;
+	unsigned long flags;
+
+	if (ch->logout_reason < 0)
+		return;
+	spin_lock_irqsave(&ch->lock, flags);
+	cmd = list_first_entry_or_null(&ch->free_cmds, struct srpt_cmd, entry);
+	if (cmd) {
+		list_del_init(&cmd->entry);
+		srpt_ch_get(ch);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!cmd) {
+		pr_debug("%s: no free command for an SRP_T_LOGOUT\n",
+			 ch->sess_name);
+		return;
+	}
+	cmd->logout = true;
+	cmd->rsp_len = srpt_build_t_logout(cmd->rsp_buf, ch->max_rsp_size, 0,
+					   ch->logout_reason);
+	srpt_send_rsp(cmd);
+	if (!wait_for_completion_timeout(&ch->logout_sent, SRPT_LOGOUT_WAIT))
+		pr_debug("%s: SRP_T_LOGOUT not sent in %u ms\n", ch->sess_name,
+			 jiffies_to_msecs(SRPT_LOGOUT_WAIT));
 }
 
 /**

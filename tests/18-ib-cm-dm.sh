@@ -22,8 +22,9 @@
 #   - a login whose RTU never comes leaves no channel behind; an IU sent
 #     before the RTU is answered once the channel is live;
 #   - one I_T nexus with an IB CM and an RDMA/CM (ib_srp) channel: ib_srp's
-#     SINGLE login ends the IB CM channel; an IB CM MULTI login keeps
-#     ib_srp's; ACL removal and TPG disable log IB CM channels out; the
+#     SINGLE login ends the IB CM channel (SRP_T_LOGOUT reason 4, then a
+#     DREQ); an IB CM MULTI login keeps ib_srp's; ACL removal and TPG
+#     disable log IB CM channels out (SRP_T_LOGOUT reason 0, DREQ); the
 #     module unloads with an IB CM channel live; rdma link del releases
 #     an IB CM channel, and after rdma link add the initiator logs in
 #     again and reads its data back, with no admin action.
@@ -133,12 +134,13 @@ log "no RTU: channel released; IU before the RTU: answered once live"
 expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"
 dev=$(SRP_EXPECT=3 srp_login | head -n1) || fail "ib_srp login"
 expect "^DISCONNECTED by target" wait_disconnect timeout=10
+expect "^STATE .* t_logout=1 t_logout_reason=0x4 " state
 expect "^CLOSED" close
 verify_io "$dev" 4 || fail "ib_srp I/O after its SINGLE login"
 expect "^LOGIN_RSP .*flags=0x0*2" "$LOGIN initiator_id=$INI_PORT_ID req_flags=1"
 verify_io "$dev" 4 || fail "ib_srp I/O after an IB CM MULTI login of its nexus"
 expect "^RSP status=0x00" tur
-log "SINGLE over RDMA/CM ended the IB CM channel; MULTI over IB CM kept ib_srp's"
+log "SINGLE over RDMA/CM logged the IB CM channel out (SRP_T_LOGOUT reason 4); MULTI over IB CM kept ib_srp's"
 srp_logout || fail "ib_srp logout"
 expect "^DISCONNECTED|^CLOSED" close
 
@@ -146,11 +148,13 @@ expect "^DISCONNECTED|^CLOSED" close
 expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"
 targetcli_q "/srpt/$TGT_WWN/acls" delete "ib.$INI_PORT_ID" || fail "acl delete"
 expect "^DISCONNECTED by target" wait_disconnect timeout=10
+expect "^STATE .* t_logout=1 t_logout_reason=0x0 " state
 expect "^CLOSED" close
 make_acl
 expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"
 echo 0 >"$TPG_DIR/enable" || fail "TPG disable"
 expect "^DISCONNECTED by target" wait_disconnect timeout=10
+expect "^STATE .* t_logout=1 t_logout_reason=0x0 " state
 expect "^CLOSED" close
 expect "^LOGIN_REJ" "$LOGIN initiator_id=$INI_PORT_ID"
 expect "^CLOSED" close

@@ -12,7 +12,11 @@
 # write and read back move exactly 1 MiB each way (bytes_in / bytes_out of
 # the channel in debugfs ib_srpt/channels), a READ past the end counts one
 # error and no data, sg_reset -d one task management function; the port's
-# figures equal its only channel's, and keep them after the logout.
+# figures equal its only channel's, and keep them after the logout.  Then
+# the channel limits: ib_srp with ch_count=4 against
+# srp_max_channels_per_initiator=2 gets 2 channels (the third login is
+# refused: 0x00010006), ch_count=2 against 1 gets one (0x00010005), and
+# with srp_max_channels=1 a second initiator is refused (0x00010001).
 # stock: skip the in-kernel module has no such counters
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -143,8 +147,46 @@ is "$PS" bytes_in "$in1"
 is "$PS" bytes_out "$out1"
 [ "$(cat "$PS/errors")" -ge "$err1" ] || fail "errors went back from $err1 to $(cat "$PS/errors")"
 [ "$(cat "$PS/commands")" -ge "$cmd1" ] || fail "commands went back from $cmd1 to $(cat "$PS/commands")"
-[ "$(srpt_event logins_accepted)" = 1 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
-[ "$(srpt_event logins_refused)" = 3 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
+
+# --- channel limits (srp_max_channels_per_initiator, srp_max_channels).
+A=$TPG_DIR/attrib
+# rej_logged CODE: ib_srp logged a refusal with that reason.
+# shellcheck disable=SC2317  # called through wait_for
+rej_logged() { grep -q "REJECTED, reason 0x$1" "$KLOG"; }
+echo 2 >"$A/srp_max_channels_per_initiator" || fail "srp_max_channels_per_initiator=2"
+srp_login ch_count=4 >/dev/null || fail "ib_srp login with ch_count=4"
+is "$PS" channels_live 2
+is "$LS" rejected_channel_limit_reached 1
+wait_for 10 rej_logged 00010006 || fail "ib_srp did not log reason 0x00010006"
+grep -q ': 2 channels of this initiator already, srp_max_channels_per_initiator 2$' "$LS/last_rejected_reason" ||
+	fail "last_rejected_reason: $(cat "$LS/last_rejected_reason")"
+srp_logout || fail "logout"
+wait_for 30 all_released || fail "channels not released"
+log "ch_count=4, srp_max_channels_per_initiator=2: 2 channels, the third refused with 0x00010006"
+echo 1 >"$A/srp_max_channels_per_initiator" || fail "srp_max_channels_per_initiator=1"
+srp_login ch_count=2 >/dev/null || fail "ib_srp login with ch_count=2"
+is "$PS" channels_live 1
+is "$LS" rejected_multi_channel_unsupported 1
+wait_for 10 rej_logged 00010005 || fail "ib_srp did not log reason 0x00010005"
+srp_logout || fail "logout"
+wait_for 30 all_released || fail "channels not released"
+log "ch_count=2, srp_max_channels_per_initiator=1: 1 channel, the MULTI login refused with 0x00010005"
+echo 0 >"$A/srp_max_channels_per_initiator" || fail "srp_max_channels_per_initiator=0"
+echo 1 >"$A/srp_max_channels" || fail "srp_max_channels=1"
+make_acl "$stranger"
+srp_login >/dev/null || fail "ib_srp login with srp_max_channels=1"
+if raw_client "$stranger" login-ok >/tmp/rej.out 2>&1; then fail "a second channel beyond srp_max_channels=1 was accepted"; fi
+is "$LS" rejected_insufficient_resources 1
+grep -q ': 1 channels on the target port already, srp_max_channels 1$' "$LS/last_rejected_reason" ||
+	fail "last_rejected_reason: $(cat "$LS/last_rejected_reason")"
+srp_logout || fail "logout"
+wait_for 30 all_released || fail "channels not released"
+echo 0 >"$A/srp_max_channels" || fail "srp_max_channels=0"
+log "srp_max_channels=1: a second initiator refused with 0x00010001"
+is "$LS" accepted 5
+is "$LS" rejected 6
+[ "$(srpt_event logins_accepted)" = 5 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
+[ "$(srpt_event logins_refused)" = 6 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
 for f in "$LS"/* "$PS"/*; do echo "$(basename "$(dirname "$f")")/$(basename "$f") $(cat "$f")"; done >"$RESULTS/counters.txt"
 [ -z "$(klog_splats)" ] || fail "kernel splat: $(klog_splats)"
-pass "3 refusals counted by reason with the last one's initiator, address and reason, one log line each; ib_srp's credits as the target counts them; 1 MiB each way counted exactly, a READ past the end one error, sg_reset one TMF; port figures = its channel's, kept after logout"
+pass "3 refusals counted by reason with the last one's initiator, address and reason, one log line each; ib_srp's credits as the target counts them; 1 MiB each way counted exactly, a READ past the end one error, sg_reset one TMF; port figures = its channel's, kept after logout; channel limits refuse with 0x10006, 0x10005, 0x10001"

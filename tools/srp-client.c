@@ -1315,6 +1315,64 @@ static int case_residuals(void) { return with_channel(false, m_residuals); }
 
 /* SINGLE, then MULTI (kept: result 2), then SINGLE (result 1, the other
  * two channels of the I_T nexus are disconnected). */
+/* SRP_T_LOGOUT reasons (SRP r16a, 6.8). */
+#define T_LOGOUT_NONE		0
+#define T_LOGOUT_MULTICHANNEL	4
+
+/* The reason case await-logout wants (--logout-reason). */
+static unsigned int g_logout_reason = T_LOGOUT_NONE;
+
+/*
+ * The target logs channel @c out: an SRP_T_LOGOUT with @reason, then the
+ * disconnect.
+ */
+static int got_logout(struct conn *c, uint32_t reason)
+{
+	struct iu *iu;
+	int ret;
+
+	ret = wait_dead(c, true);
+	if (ret)
+		return ret;
+	drain_cq(c);
+	iu = take_iu(c, false, 0, SRP_T_LOGOUT);
+	if (!iu)
+		return failf("disconnected without an SRP_T_LOGOUT first");
+	if (iu->len < 16)
+		ret = failf("SRP_T_LOGOUT of %u bytes", iu->len);
+	else if (get_be32(iu->buf + 4) != reason)
+		ret = failf("SRP_T_LOGOUT reason %u, want %u",
+			    get_be32(iu->buf + 4), reason);
+	free(iu);
+	return ret;
+}
+
+/*
+ * Log in and wait (--timeout) until the target logs the channel out
+ * (--logout-reason, default 0): what an admin's ACL removal, TPG disable,
+ * device removal or module unload must cause.
+ */
+static int case_await_logout(void)
+{
+	struct login_req l;
+	struct conn c;
+	int ret;
+
+	default_login(&l);
+	ret = login_ok(&c, &l);
+	if (!ret)
+		ret = tur_good(&c);
+	if (!ret) {
+		note("logged in; waiting for the target to log out");
+		ret = got_logout(&c, g_logout_reason);
+	}
+	if (!ret)
+		note("SRP_T_LOGOUT reason %u, then a disconnect",
+		     g_logout_reason);
+	conn_close(&c);
+	return ret;
+}
+
 static int case_multichannel(void)
 {
 	struct conn a, b, c;
@@ -1355,14 +1413,14 @@ static int case_multichannel(void)
 			    c.rsp_flags & 3);
 		goto out;
 	}
-	ret = wait_dead(&a, true);
+	ret = got_logout(&a, T_LOGOUT_MULTICHANNEL);
 	if (!ret)
-		ret = wait_dead(&b, true);
+		ret = got_logout(&b, T_LOGOUT_MULTICHANNEL);
 	if (ret) {
 		failctx("the channels of the SINGLE login's nexus");
 		goto out;
 	}
-	note("MULTI -> result 2, SINGLE -> result 1, old channels disconnected");
+	note("MULTI -> result 2, SINGLE -> result 1, old channels got SRP_T_LOGOUT reason 4, then a disconnect");
 	ret = tur_good(&c);
 out:
 	conn_close(&c);
@@ -1417,9 +1475,10 @@ static const struct tcase cases[] = {
 	{ "empty-iu", case_empty_iu, "IU of 0 bytes -> SRP_T_LOGOUT + disconnect" },
 	{ "unsolicited-cred-rsp", case_unsolicited_cred_rsp, "SRP_CRED_RSP without CRED_REQ" },
 	{ "iu-overflow", case_iu_overflow, "IU longer than MAX_IT_IU_LEN -> disconnect" },
-	{ "multichannel", case_multichannel, "SINGLE, MULTI (kept), SINGLE (terminates both)" },
+	{ "multichannel", case_multichannel, "SINGLE, MULTI (kept), SINGLE (logs both out: SRP_T_LOGOUT reason 4)" },
 	{ "credits", case_credits, "req_lim commands back to back" },
 	{ "i-logout", case_i_logout, "SRP_I_LOGOUT -> disconnect" },
+	{ "await-logout", case_await_logout, "(not in all) log in, wait for SRP_T_LOGOUT (--logout-reason) and the disconnect" },
 	{ "login-storm", case_login_storm, "(not in all) --rounds x --channels logins, refusals and drops tolerated, no hang" },
 	{ "flood", case_flood, "(not in all) every credit busy with 1 MiB writes for --rounds seconds, then log out" },
 };
@@ -1429,7 +1488,8 @@ static const struct tcase cases[] = {
  * scenarios. */
 static bool in_all(const struct tcase *t)
 {
-	return t->fn != case_login_storm && t->fn != case_flood;
+	return t->fn != case_login_storm && t->fn != case_flood &&
+	       t->fn != case_await_logout;
 }
 
 static void usage(FILE *f)
@@ -1438,11 +1498,13 @@ static void usage(FILE *f)
 		"                  --initiator-id HEX32 [--lun N] [--timeout SECS] [-v]\n"
 		"                  [--xfail CASE]... CASE... | all\n"
 		"                  [--rounds N] [--channels N] [--stop-file PATH] [--hold]\n"
+		"                  [--logout-reason N]\n"
 		"       srp-client --list\n"
 		"--xfail CASE: a known failure; prints XFAIL (not counted) or XPASS\n"
 		"(counted as a failure: the marker is stale).\n"
 		"--rounds/--channels/--stop-file: for login-storm (default 20 x 4);\n"
-		"--rounds: seconds for flood.\n");
+		"--rounds: seconds for flood.\n"
+		"--logout-reason: the SRP_T_LOGOUT reason await-logout wants (0).\n");
 }
 
 static const char *g_xfail[NCASES];
@@ -1465,6 +1527,7 @@ enum {
 	OPT_ROUNDS,
 	OPT_CHANNELS,
 	OPT_STOP_FILE,
+	OPT_LOGOUT_REASON,
 };
 
 static const struct option options[] = {
@@ -1475,6 +1538,7 @@ static const struct option options[] = {
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "channels", required_argument, NULL, OPT_CHANNELS },
 	{ "stop-file", required_argument, NULL, OPT_STOP_FILE },
+	{ "logout-reason", required_argument, NULL, OPT_LOGOUT_REASON },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -1507,6 +1571,9 @@ static int client_opt(int opt, const char *arg)
 		break;
 	case OPT_STOP_FILE:
 		g_stop_file = arg;
+		break;
+	case OPT_LOGOUT_REASON:
+		g_logout_reason = strtoul(arg, NULL, 0);
 		break;
 	default:
 		usage(stderr);
