@@ -521,6 +521,9 @@ struct srpt_cmd {
  * @imm_sgs: the scatterlists of all receive buffers
  * @cmds: command pool
  * @free_cmds: unused entries of @cmds
+ * @cmds_busy: entries of @cmds not in @free_cmds (under @lock)
+ * @cred_req_out: an SRP_CRED_REQ is unanswered (under @lock)
+ * @cred_req_tag: the tag of the current or next SRP_CRED_REQ (under @lock)
  * @busy: entries of @cmds in use, plus contexts dispatching IUs or
  *	starting queued work; the release work waits for 0
  * @iu_wait: received IUs not yet dispatched, in arrival order
@@ -588,6 +591,9 @@ struct srpt_rdma_ch {
 	struct scatterlist		*imm_sgs;
 	struct srpt_cmd			*cmds;
 	struct list_head		free_cmds;
+	u32				cmds_busy;
+	bool				cred_req_out;
+	u64				cred_req_tag;
 	atomic_t			busy;
 	struct list_head		iu_wait;
 	struct list_head		sq_wait;
@@ -685,6 +691,7 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch);
 void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch);
 void srpt_repost_iu(struct srpt_cmd *cmd, bool credit);
 void srpt_put_cmd(struct srpt_cmd *cmd);
+bool srpt_cred_rsp_recv(struct srpt_rdma_ch *ch, u64 tag);
 int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci);
 void srpt_free_data(struct srpt_cmd *cmd);
 void srpt_send_rsp(struct srpt_cmd *cmd);
@@ -771,12 +778,14 @@ enum srpt_res {
  * @SRPT_EV_LOGINS_ACCEPTED: logins accepted, on any target port
  * @SRPT_EV_LOGINS_REFUSED: logins refused, also those that found no
  *	target port
+ * @SRPT_EV_CRED_REQS: SRP_CRED_REQs sent (credits no response carried)
  * @SRPT_EV_NR: number of counters
  */
 enum srpt_event {
 	SRPT_EV_TABLES_FETCHED,
 	SRPT_EV_LOGINS_ACCEPTED,
 	SRPT_EV_LOGINS_REFUSED,
+	SRPT_EV_CRED_REQS,
 	SRPT_EV_NR
 };
 

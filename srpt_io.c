@@ -612,21 +612,86 @@ void srpt_repost_iu(struct srpt_cmd *cmd, bool credit)
 		atomic_inc(&cmd->ch->req_lim_delta);
 }
 
+/*
+ * Credits given back (ch->req_lim_delta) ride on the next response. With
+ * no request left to answer - the last one ended without a response (LIO
+ * aborted it: a LOGICAL UNIT RESET of another nexus without TAS) - they
+ * would stay here while the initiator may be waiting for them: then an
+ * SRP_CRED_REQ carries them, one at a time (the initiator keeps a single
+ * slot for its answers; the SRP_CRED_RSP ends it). Caller holds ch->lock;
+ * @cmd is the last busy command.
+ */
+static bool srpt_cred_req_due(struct srpt_rdma_ch *ch)
+{
+	lockdep_assert_held(&ch->lock);
+	return ch->cmds_busy == 1 && list_empty(&ch->iu_wait) &&
+	       ch->state == SRPT_CH_LIVE && !ch->cred_req_out &&
+	       atomic_read(&ch->req_lim_delta) > 0;
+}
+
+/* Send an SRP_CRED_REQ in @cmd, a command of the pool. */
+static void srpt_send_cred_req(struct srpt_cmd *cmd)
+{
+	struct srpt_rdma_ch *ch = cmd->ch;
+
+	srpt_event(SRPT_EV_CRED_REQS);
+	cmd->tag = ch->cred_req_tag;
+	cmd->rsp_len = srpt_build_cred_req(cmd->rsp_buf, ch->max_rsp_size,
+					   cmd->tag);
+	srpt_send_rsp(cmd);
+}
+
+/**
+ * srpt_cred_rsp_recv() - the initiator answered an SRP_CRED_REQ
+ * @ch: channel
+ * @tag: the tag of its SRP_CRED_RSP
+ *
+ * Return: whether an SRP_CRED_REQ with @tag was outstanding.
+ */
+bool srpt_cred_rsp_recv(struct srpt_rdma_ch *ch, u64 tag)
+{
+	unsigned long flags;
+	bool ours;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ours = ch->cred_req_out && tag == ch->cred_req_tag;
+	if (ours) {
+		ch->cred_req_out = false;
+		ch->cred_req_tag++;
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return ours;
+}
+
 /**
  * srpt_put_cmd() - return a command to the channel's pool
  * @cmd: command that has no request buffer, data or work left
+ *
+ * If it was the last busy one and credits are left to give back, it
+ * carries them in an SRP_CRED_REQ first (srpt_cred_req_due()).
  */
 void srpt_put_cmd(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
 	unsigned long flags;
-	bool waiting;
+	bool waiting, cred;
 
 	srpt_reset_cmd(cmd);
 	spin_lock_irqsave(&ch->lock, flags);
-	list_add(&cmd->entry, &ch->free_cmds);
+	cred = srpt_cred_req_due(ch);
+	if (cred) {
+		ch->cred_req_out = true;
+	} else {
+		list_add(&cmd->entry, &ch->free_cmds);
+		ch->cmds_busy--;
+	}
 	waiting = !list_empty(&ch->iu_wait);
 	spin_unlock_irqrestore(&ch->lock, flags);
+	if (cred) {
+		/* Still busy, still holding its reference to @ch. */
+		srpt_send_cred_req(cmd);
+		return;
+	}
 	if (waiting)
 		srpt_run_iu_wait(ch);
 	/* Last: the release work may free @ch once every command is home. */
@@ -1315,6 +1380,7 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 		list_del_init(&iu->entry);
 		cmd = list_first_entry(&ch->free_cmds, struct srpt_cmd, entry);
 		list_del_init(&cmd->entry);
+		ch->cmds_busy++;
 		srpt_ch_get(ch);
 		ch->iu_running = true;
 		spin_unlock_irqrestore(&ch->lock, flags);
@@ -1397,6 +1463,7 @@ void srpt_ch_send_logout(struct srpt_rdma_ch *ch)
 	cmd = list_first_entry_or_null(&ch->free_cmds, struct srpt_cmd, entry);
 	if (cmd) {
 		list_del_init(&cmd->entry);
+		ch->cmds_busy++;
 		srpt_ch_get(ch);
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);

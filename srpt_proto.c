@@ -497,20 +497,32 @@ bool srpt_iu_set_req_lim_delta(void *iu, u32 delta)
 }
 
 /**
- * srpt_rsp_outcome() - what a response built here tells the initiator
- * @iu: an IU built by srpt_build_rsp(), srpt_build_tm_rsp() or
- *	srpt_build_t_logout()
+ * srpt_rsp_outcome() - what an IU built here tells the initiator
+ * @iu: an IU built by srpt_build_rsp(), srpt_build_tm_rsp(),
+ *	srpt_build_t_logout() or srpt_build_cred_req()
  * @len: its length
  *
- * Return: SRPT_RSP_GOOD for an SRP_RSP with GOOD status and, if it has
- * response data, the code FUNCTION COMPLETE; SRPT_RSP_ABORTED for TASK
- * ABORTED; SRPT_RSP_ERROR for anything else (other status, a TMF that
- * failed, SRP_T_LOGOUT).
+ * Return: SRPT_RSP_OK for an SRP_RSP with GOOD status and, if it has
+ * response data, the code FUNCTION COMPLETE, for an SRP_CRED_REQ and for
+ * an SRP_T_LOGOUT the target decided on (reasons 0, 1 and 4);
+ * SRPT_RSP_ABORTED for TASK ABORTED; SRPT_RSP_ERROR for anything else
+ * (other status, a TMF that failed, a logout for an IU it could not take).
  */
 enum srpt_rsp_outcome srpt_rsp_outcome(const void *iu, u32 len)
 {
 	const struct srp_rsp *rsp = iu;
+	const u8 *p = iu;
+	u32 reason;
 
+	if (len >= 16 && p[0] == SRP_CRED_REQ)
+		return SRPT_RSP_OK;
+	if (len >= 16 && p[0] == SRP_T_LOGOUT) {
+		reason = get_unaligned_be32(p + 4);
+		return reason == SRPT_T_LOGOUT_NONE ||
+		       reason == SRPT_T_LOGOUT_INACTIVE ||
+		       reason == SRPT_T_LOGOUT_MULTICHANNEL ? SRPT_RSP_OK :
+							      SRPT_RSP_ERROR;
+	}
 	if (len < SRPT_RSP_FIXED_LEN || rsp->opcode != SRP_RSP)
 		return SRPT_RSP_ERROR;
 	if (rsp->status == SRPT_SAM_TASK_ABORTED)
@@ -518,11 +530,11 @@ enum srpt_rsp_outcome srpt_rsp_outcome(const void *iu, u32 len)
 	if (rsp->status != SRPT_SAM_GOOD)
 		return SRPT_RSP_ERROR;
 	if (!(rsp->flags & SRP_RSP_FLAG_RSPVALID))
-		return SRPT_RSP_GOOD;
+		return SRPT_RSP_OK;
 	if (len < SRPT_RSP_FIXED_LEN + 4 ||
 	    rsp->data[3] != SRPT_TM_COMPLETE)
 		return SRPT_RSP_ERROR;
-	return SRPT_RSP_GOOD;
+	return SRPT_RSP_OK;
 }
 
 /**
@@ -566,6 +578,27 @@ u32 srpt_build_t_logout(void *buf, u32 buf_len, u64 tag, u32 reason)
 	lo->reason = cpu_to_be32(reason);
 	memcpy(&lo->tag, &tag, sizeof(tag));
 	return sizeof(*lo);
+}
+
+/**
+ * srpt_build_cred_req() - fill in an SRP_CRED_REQ
+ * @buf: buffer of at least 16 bytes
+ * @buf_len: its size
+ * @tag: tag the initiator's SRP_CRED_RSP echoes
+ *
+ * REQ_LIM_DELTA is filled in as the IU is sent
+ * (srpt_iu_set_req_lim_delta()).
+ *
+ * Return: the IU length.
+ */
+u32 srpt_build_cred_req(void *buf, u32 buf_len, u64 tag)
+{
+	struct srp_cred_req *req = buf;
+
+	memset(req, 0, sizeof(*req));
+	req->opcode = SRP_CRED_REQ;
+	memcpy(&req->tag, &tag, sizeof(tag));
+	return sizeof(*req);
 }
 
 /**

@@ -40,8 +40,10 @@ enum srpt_tm_rsp_code {
 
 /* What a response sent to the initiator says (srpt_rsp_outcome()). */
 enum srpt_rsp_outcome {
-	SRPT_RSP_GOOD,		/* GOOD status, or a TMF that completed */
-	SRPT_RSP_ERROR,		/* any other status, TMF result or IU */
+	SRPT_RSP_OK,		/* GOOD status, a TMF that completed, an
+				 * SRP_CRED_REQ or a logout the target chose */
+	SRPT_RSP_ERROR,		/* any other status or TMF result; a logout
+				 * for an IU the target could not take */
 	SRPT_RSP_ABORTED,	/* TASK ABORTED status */
 };
 
@@ -186,6 +188,7 @@ enum srpt_rsp_outcome srpt_rsp_outcome(const void *iu, u32 len);
 u32 srpt_build_tm_rsp(void *buf, u32 buf_len, u64 tag, u32 req_lim_delta,
 		      enum srpt_tm_rsp_code code);
 u32 srpt_build_t_logout(void *buf, u32 buf_len, u64 tag, u32 reason);
+u32 srpt_build_cred_req(void *buf, u32 buf_len, u64 tag);
 u32 srpt_fixed_sense(u8 *buf, u32 len, u8 key, u8 asc, u8 ascq);
 
 #endif /* SRPT_PROTO_H */

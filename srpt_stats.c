@@ -49,6 +49,7 @@ static const char * const srpt_event_names[SRPT_EV_NR] = {
 	[SRPT_EV_TABLES_FETCHED] = "tables_fetched",
 	[SRPT_EV_LOGINS_ACCEPTED] = "logins_accepted",
 	[SRPT_EV_LOGINS_REFUSED] = "logins_refused",
+	[SRPT_EV_CRED_REQS] = "cred_reqs",
 };
 
 static const char * const srpt_stat_names[SRPT_STAT_NR] = {

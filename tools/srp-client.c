@@ -1004,6 +1004,72 @@ static int m_tsk_mgmt(struct conn *c)
 }
 static int case_tsk_mgmt(void) { return with_channel(false, m_tsk_mgmt); }
 
+/*
+ * Credits of commands that end without a response come back all the same,
+ * in an SRP_CRED_REQ. Channel b (its own LIO session) has 4 READs in flight
+ * on --lun, which the scenario makes slow (each I/O takes 200 ms) and
+ * without TAS, when channel a resets the LU: LIO then aborts b's READs
+ * silently. b must get no SRP_RSP for them but an SRP_CRED_REQ (which
+ * srp-conn answers) that brings its req_lim back to the login's.
+ */
+static int case_cred_req(void)
+{
+	uint8_t cdb[10], iu[64];
+	uint64_t tags[4];
+	struct login_req l;
+	struct conn a, b;
+	struct seg sg;
+	int64_t end;
+	unsigned int i, late = 0;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	default_login(&l);
+	ret = login_ok(&a, &l);
+	if (!ret) {
+		l.flags = 1;		/* MULTI: a stays */
+		ret = login_ok(&b, &l) ? failctx("second channel") : 0;
+	}
+	if (!ret)
+		ret = tur_good(&a) || tur_good(&b);
+	for (i = 0; i < 4 && !ret; i++) {
+		rw10_cdb(cdb, false, 8 * i, 8);
+		sg = (struct seg){ R_OFF + i * 4096, 4096 };
+		ret = send_iu(&b, iu, build_data_cmd(&b, iu, cdb, 10, false,
+						     DIRECT, &sg, 1), true);
+		tags[i] = get_tag(iu);
+	}
+	if (!ret)
+		ret = tm(&a, 0x08, ~0ULL, 0x00, "LOGICAL UNIT RESET on the other channel");
+	end = now_ms() + g_timeout_ms;
+	while (!ret && (b.req_lim != b.req_lim_init || !b.n_cred_req)) {
+		if (dead(&b))
+			ret = failf("channel b died");
+		else if (now_ms() >= end)
+			ret = failf("req_lim %d of %d, %u SRP_CRED_REQs %d s after the reset",
+				    b.req_lim, b.req_lim_init, b.n_cred_req,
+				    g_timeout_ms / 1000);
+		else
+			pump(&b, 100);
+	}
+	for (i = 0; i < 4 && !ret; i++) {
+		struct iu *r = take_iu(&b, true, tags[i], SRP_RSP);
+
+		late += !!r;
+		free(r);
+	}
+	if (!ret && late == 4)
+		ret = failf("all 4 READs were answered: the reset came too late to abort them (is --lun slow?)");
+	if (!ret)
+		note("%u of 4 READs aborted without a response; %u SRP_CRED_REQ brought req_lim back to %d",
+		     4 - late, b.n_cred_req, b.req_lim);
+	if (!ret)
+		ret = tur_good(&b);
+	conn_close(&b);
+	conn_close(&a);
+	return ret;
+}
+
 static int m_tsk_mgmt_short(struct conn *c)
 {
 	uint8_t iu[48] = { SRP_TSK_MGMT };
@@ -1470,6 +1536,7 @@ static const struct tcase cases[] = {
 	{ "bad-rkey", case_bad_rkey, "READ into a wrong rkey: error status or disconnect" },
 	{ "ext-table-rkey", case_ext_table_rkey, "external indirect table behind a wrong rkey: error status or disconnect" },
 	{ "tsk-mgmt", case_tsk_mgmt, "ABORT TASK unknown tag, function 0x20, LUN RESET" },
+	{ "cred-req", case_cred_req, "(not in all) credits of READs a reset on another channel aborts come back in an SRP_CRED_REQ (slow --lun, TAS off)" },
 	{ "tsk-mgmt-short", case_tsk_mgmt_short, "SRP_TSK_MGMT of 20 bytes -> failure code" },
 	{ "unknown-iu", case_unknown_iu, "IU opcode 0x7f -> SRP_T_LOGOUT + disconnect" },
 	{ "empty-iu", case_empty_iu, "IU of 0 bytes -> SRP_T_LOGOUT + disconnect" },
@@ -1489,7 +1556,7 @@ static const struct tcase cases[] = {
 static bool in_all(const struct tcase *t)
 {
 	return t->fn != case_login_storm && t->fn != case_flood &&
-	       t->fn != case_await_logout;
+	       t->fn != case_await_logout && t->fn != case_cred_req;
 }
 
 static void usage(FILE *f)

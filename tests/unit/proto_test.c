@@ -1120,7 +1120,7 @@ static void rsp_outcome(void)
 	u8 *b = malloc(64), sense[18] = { 0x70 };
 
 	srpt_build_rsp(b, 64, 0, 0, 0x00, NULL, 0, 0, 0, 0);
-	CHECK_EQ(srpt_rsp_outcome(b, 36), SRPT_RSP_GOOD);
+	CHECK_EQ(srpt_rsp_outcome(b, 36), SRPT_RSP_OK);
 	CHECK_EQ(srpt_rsp_outcome(b, 35), SRPT_RSP_ERROR);
 	srpt_build_rsp(b, 64, 0, 0, 0x02, sense, sizeof(sense), 0, 0, 0);
 	CHECK_EQ(srpt_rsp_outcome(b, 54), SRPT_RSP_ERROR);
@@ -1129,12 +1129,35 @@ static void rsp_outcome(void)
 	b[19] = 0x40;		/* TASK ABORTED */
 	CHECK_EQ(srpt_rsp_outcome(b, 36), SRPT_RSP_ABORTED);
 	srpt_build_tm_rsp(b, 64, 0, 0, SRPT_TM_COMPLETE);
-	CHECK_EQ(srpt_rsp_outcome(b, 40), SRPT_RSP_GOOD);
+	CHECK_EQ(srpt_rsp_outcome(b, 40), SRPT_RSP_OK);
 	CHECK_EQ(srpt_rsp_outcome(b, 39), SRPT_RSP_ERROR);
 	srpt_build_tm_rsp(b, 64, 0, 0, SRPT_TM_NOT_SUPPORTED);
 	CHECK_EQ(srpt_rsp_outcome(b, 40), SRPT_RSP_ERROR);
 	srpt_build_t_logout(b, 64, 0, SRPT_T_LOGOUT_INVALID_IU);
 	CHECK_EQ(srpt_rsp_outcome(b, 16), SRPT_RSP_ERROR);
+	srpt_build_t_logout(b, 64, 0, SRPT_T_LOGOUT_NO_REQUEST);
+	CHECK_EQ(srpt_rsp_outcome(b, 16), SRPT_RSP_ERROR);
+	srpt_build_t_logout(b, 64, 0, SRPT_T_LOGOUT_NONE);
+	CHECK_EQ(srpt_rsp_outcome(b, 16), SRPT_RSP_OK);
+	srpt_build_t_logout(b, 64, 0, SRPT_T_LOGOUT_MULTICHANNEL);
+	CHECK_EQ(srpt_rsp_outcome(b, 16), SRPT_RSP_OK);
+	CHECK_EQ(srpt_build_cred_req(b, 64, wire_tag()), 16);
+	CHECK_EQ(srpt_rsp_outcome(b, 16), SRPT_RSP_OK);
+	free(b);
+}
+
+static void cred_req_layout(void)
+{
+	u8 *b = malloc(16);
+
+	memset(b, 0xee, 16);
+	CHECK_EQ(srpt_build_cred_req(b, 16, wire_tag()), 16);
+	CHECK_EQ(b[0], SRP_CRED_REQ);
+	CHECK_EQ(b[1] | b[2] | b[3], 0);
+	CHECK_EQ(get_unaligned_be32(b + 4), 0);
+	CHECK(!memcmp(b + 8, tag_bytes, 8));
+	CHECK(srpt_iu_set_req_lim_delta(b, 7));
+	CHECK_EQ(get_unaligned_be32(b + 4), 7);
 	free(b);
 }
 
@@ -1239,6 +1262,7 @@ int main(int argc, char **argv)
 	run("fixed_sense", fixed_sense);
 	run("tags_echoed", tags_echoed);
 	run("rsp_outcome", rsp_outcome);
+	run("cred_req_layout", cred_req_layout);
 	run("rej_reasons", rej_reasons);
 	run("iu_credit", iu_credit);
 

@@ -196,6 +196,14 @@ struct srp_login_rej {
 	u8	reserved3[6];
 };
 
+struct srp_cred_req {
+	u8	opcode;
+	u8	sol_not;
+	u8	reserved[2];
+	__be32	req_lim_delta;
+	u64	tag;
+};
+
 struct srp_t_logout {
 	u8	opcode;
 	u8	sol_not;
