@@ -38,13 +38,16 @@ enum srpt_tm_rsp_code {
 /* SRP_LOGIN_REJ reasons are 0x00010000 + 0..SRPT_REJ_NR - 1. */
 #define SRPT_REJ_NR		7
 
-/* What a response sent to the initiator says (srpt_rsp_outcome()). */
+/*
+ * What an IU sent to the initiator says (srpt_rsp_outcome()): OK is GOOD
+ * status, a TMF that completed, an SRP_CRED_REQ or a logout the target
+ * chose; ERROR any other status or TMF result, or a logout for an IU the
+ * target could not take; ABORTED the status TASK ABORTED.
+ */
 enum srpt_rsp_outcome {
-	SRPT_RSP_OK,		/* GOOD status, a TMF that completed, an
-				 * SRP_CRED_REQ or a logout the target chose */
-	SRPT_RSP_ERROR,		/* any other status or TMF result; a logout
-				 * for an IU the target could not take */
-	SRPT_RSP_ABORTED,	/* TASK ABORTED status */
+	SRPT_RSP_OK,
+	SRPT_RSP_ERROR,
+	SRPT_RSP_ABORTED,
 };
 
 /* SRP_T_LOGOUT reasons. */
