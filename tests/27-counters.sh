@@ -12,7 +12,8 @@
 # write and read back move exactly 1 MiB each way (bytes_in / bytes_out of
 # the channel in debugfs ib_srpt/channels), a READ past the end counts one
 # error and no data, sg_reset -d one task management function; the port's
-# figures equal its only channel's, and keep them after the logout.  Then
+# figures are its channel's plus those of the raw channels released
+# before, and keep them after the logout.  Then
 # the channel limits: ib_srp with ch_count=4 against
 # srp_max_channels_per_initiator=2 gets 2 channels (the third login is
 # refused: 0x00010006), ch_count=2 against 1 gets one (0x00010005), and
@@ -57,7 +58,7 @@ tport=$(basename "$PORT")
 raw_client "$INI_PORT_ID" login-iu-too-big >/tmp/rej.out 2>&1 || fail "login-iu-too-big: $(cat /tmp/rej.out)"
 is "$LS" rejected_it_iu_length_too_large 1
 is "$LS" rejected 1
-is "$LS" accepted 0
+is "$LS" accepted 1	# the client's valid login after the refusal
 is "$LS" last_rejected_initiator "0x$INI_PORT_ID"
 grep -qE '^192\.0\.2\.[0-9]+$' "$LS/last_rejected_address" || fail "last_rejected_address: $(cat "$LS/last_rejected_address")"
 grep -q '^0x00010002 requested IU length too large: it_iu_len 1048576 above srp_max_req_size [0-9]*$' "$LS/last_rejected_reason" ||
@@ -84,13 +85,16 @@ grep -q ': its TPG is not enabled$' "$LS/last_rejected_reason" || fail "last_rej
 refusal 3 "TPG disabled" "login from 0x$INI_PORT_ID at [0-9.]+ to $tport refused: .*its TPG is not enabled"
 
 # --- ib_srp logs in.
+STATS="commands task_mgmt bytes_in bytes_out errors aborts sq_waits wr_errors"
+declare -A base
+for f in $STATS; do base[$f]=$(cat "$PS/$f"); done	# the raw client's channels
 disk=$(srp_login) || fail "ib_srp login"
-is "$LS" accepted 1
+is "$LS" accepted 2
 is "$PS" channels_live 1
 [ "$(grep -c . "$CH")" = 1 ] || fail "debugfs channels: $(cat "$CH")"
 # field NAME: the value after NAME on the channel's line.
 field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$CH"; }
-grep -q " state LIVE acl [^ ]*$INI_PORT_ID initiator 0x$INI_PORT_ID target $tport cm rdma_cm " "$CH" || fail "channel line: $(cat "$CH")"
+grep -q " state live acl [^ ]*$INI_PORT_ID initiator 0x$INI_PORT_ID target $tport cm rdma_cm " "$CH" || fail "channel line: $(cat "$CH")"
 host=$(srp_hosts | head -n1)
 # shellcheck disable=SC2317  # called through wait_for
 idle_credits() {
@@ -133,8 +137,8 @@ sg_reset -d "$disk" >/tmp/sg.out 2>&1 || fail "sg_reset -d: $(cat /tmp/sg.out)"
 wait_for 10 idle_credits || fail "credits after the reset: target $(field req_lim) of $(field credits), ib_srp $(cat "/sys/class/scsi_host/$host/req_lim")"
 
 # --- the port adds up its channels, and keeps the figures of released ones.
-for f in commands task_mgmt bytes_in bytes_out errors aborts sq_waits wr_errors; do
-	is "$PS" $f "$(field $f)"
+for f in $STATS; do
+	is "$PS" "$f" $((base[$f] + $(field "$f")))
 done
 cp "$CH" "$RESULTS/channels.txt"
 in1=$(field bytes_in) out1=$(field bytes_out) err1=$(field errors) cmd1=$(field commands)
@@ -143,10 +147,10 @@ wait_for 30 all_released || fail "channels not released"
 is "$PS" channels_live 0
 is "$PS" credits_outstanding 0
 ! grep -q . "$CH" || fail "channels left in debugfs: $(cat "$CH")"
-is "$PS" bytes_in "$in1"
-is "$PS" bytes_out "$out1"
-[ "$(cat "$PS/errors")" -ge "$err1" ] || fail "errors went back from $err1 to $(cat "$PS/errors")"
-[ "$(cat "$PS/commands")" -ge "$cmd1" ] || fail "commands went back from $cmd1 to $(cat "$PS/commands")"
+is "$PS" bytes_in $((base[bytes_in] + in1))
+is "$PS" bytes_out $((base[bytes_out] + out1))
+[ "$(cat "$PS/errors")" -ge $((base[errors] + err1)) ] || fail "errors went back from $err1 to $(cat "$PS/errors")"
+[ "$(cat "$PS/commands")" -ge $((base[commands] + cmd1)) ] || fail "commands went back from $cmd1 to $(cat "$PS/commands")"
 
 # --- channel limits (srp_max_channels_per_initiator, srp_max_channels).
 A=$TPG_DIR/attrib
@@ -183,9 +187,9 @@ srp_logout || fail "logout"
 wait_for 30 all_released || fail "channels not released"
 echo 0 >"$A/srp_max_channels" || fail "srp_max_channels=0"
 log "srp_max_channels=1: a second initiator refused with 0x00010001"
-is "$LS" accepted 5
+is "$LS" accepted 6
 is "$LS" rejected 6
-[ "$(srpt_event logins_accepted)" = 5 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
+[ "$(srpt_event logins_accepted)" = 6 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
 [ "$(srpt_event logins_refused)" = 6 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
 for f in "$LS"/* "$PS"/*; do echo "$(basename "$(dirname "$f")")/$(basename "$f") $(cat "$f")"; done >"$RESULTS/counters.txt"
 [ -z "$(klog_splats)" ] || fail "kernel splat: $(klog_splats)"

@@ -10,7 +10,7 @@
 #   - A request that LIO ends without any response (a LOGICAL UNIT RESET
 #     from another session with TAS off) still gives its credit back: a
 #     raw channel with 4 READs in flight on a slow LUN (null_blk completing
-#     each I/O after 200 ms, emulate_tas=0) gets an SRP_CRED_REQ with them
+#     each I/O after 2 s, emulate_tas=0) gets an SRP_CRED_REQ with them
 #     when another channel resets the LUN (srp-client case cred-req).
 # stock: skip the in-kernel module sends no SRP_CRED_REQ
 . "$PROJECT/tools/guest-lib.sh"
@@ -20,19 +20,21 @@ standard_setup blk:64M:block
 raw_client_setup
 CH=/sys/kernel/debug/ib_srpt/channels
 
-# The slow LUN 1: a null_blk completing every I/O after 200 ms.
+# The slow LUN 1: a null_blk completing every I/O after 2 s.
 modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
 nb=/sys/kernel/config/nullb/slow
 mkdir "$nb" || fail "mkdir $nb"
 { echo 1 >"$nb/memory_backed" && echo 512 >"$nb/blocksize" && echo 16 >"$nb/size" &&
-	echo 2 >"$nb/irqmode" && echo 200000000 >"$nb/completion_nsec" &&
+	echo 2 >"$nb/irqmode" && echo 2000000000 >"$nb/completion_nsec" &&
 	echo 1 >"$nb/power"; } || fail "cannot configure the slow null_blk"
 slow=/dev/nullb$(cat "$nb/index")
 [ -b /dev/slow ] && slow=/dev/slow
 wait_for 10 test -b "$slow" || fail "no block device for $nb"
 targetcli_q /backstores/block create slow "$slow" || fail "block create slow"
-targetcli_q "/srpt/$TGT_WWN/luns" create /backstores/block/slow || fail "lun create slow"
+# Before the LUN exists: LIO takes no TAS change on an exported device.
 echo 0 >/sys/kernel/config/target/core/iblock_*/slow/attrib/emulate_tas || fail "emulate_tas=0"
+targetcli_q "/srpt/$TGT_WWN/luns" create /backstores/block/slow || fail "lun create slow"
+
 
 # --- a reset on another session aborts READs without a response.
 c0=$(srpt_event cred_reqs)
@@ -63,7 +65,7 @@ cat /tmp/fio.log
 host=$(srp_hosts | head -n1)
 # shellcheck disable=SC2317  # called through wait_for
 all_credits_home() {
-	awk '$4 == "LIVE" { for (i = 1; i < NF; i++) { if ($i == "credits") c = $(i + 1); if ($i == "req_lim") r = $(i + 1) }
+	awk '$4 == "live" { for (i = 1; i < NF; i++) { if ($i == "credits") c = $(i + 1); if ($i == "req_lim") r = $(i + 1) }
 		if (c != r) bad++; n++ } END { exit !(n == 2 && !bad) }' "$CH" &&
 		[ "$(cat "/sys/class/scsi_host/$host/req_lim")" = "$(awk '{ for (i = 1; i < NF; i++) if ($i == "credits") print $(i + 1) }' "$CH" | sort -n | head -n1)" ]
 }
