@@ -439,7 +439,13 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @rsp_with_data: the response follows RDMA WRITEs of data-in
  * @lio: @se_cmd was initialised with LIO
  * @close_after: close the channel once the response went (SRP_T_LOGOUT)
+ * @sub_tmr: an ABORT TASK of a task-set function (srpt_cmd.c), not from the
+ *	pool: its release completes @sub_done instead
+ * @sub_done: see @sub_tmr
  * @logout: the IU is the target's SRP_T_LOGOUT (srpt_ch_send_logout())
+ * @rsp_queued: the response is queued (srpt_send_rsp())
+ * @in_order: the response waits in ch->sq_wait, behind every response
+ *	queued before it (a TMF's: srpt_ch_wait_answered())
  * @pending: what the command waits for in ch->sq_wait or ch->rsp_wait
  * @sq_waited: what @pending names found the send queue (or the MR pool)
  *	full and was counted in SRPT_STAT_SQ_WAITS (under ch->lock)
@@ -475,7 +481,11 @@ struct srpt_cmd {
 	bool			rsp_with_data;
 	bool			lio;
 	bool			close_after;
+	bool			sub_tmr;
+	struct completion	*sub_done;
 	bool			logout;
+	bool			rsp_queued;
+	bool			in_order;
 	enum srpt_pending	pending;
 	bool			sq_waited;
 	u8			*table;
@@ -524,6 +534,7 @@ struct srpt_cmd {
  * @cmds_busy: entries of @cmds not in @free_cmds (under @lock)
  * @cred_req_out: an SRP_CRED_REQ is unanswered (under @lock)
  * @cred_req_tag: the tag of the current or next SRP_CRED_REQ (under @lock)
+ * @task_sets: ABORT TASK SET work items that may still use @sess
  * @busy: entries of @cmds in use, plus contexts dispatching IUs or
  *	starting queued work; the release work waits for 0
  * @iu_wait: received IUs not yet dispatched, in arrival order
@@ -594,6 +605,7 @@ struct srpt_rdma_ch {
 	u32				cmds_busy;
 	bool				cred_req_out;
 	u64				cred_req_tag;
+	atomic_t			task_sets;
 	atomic_t			busy;
 	struct list_head		iu_wait;
 	struct list_head		sq_wait;
@@ -662,6 +674,7 @@ static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat,
 
 /* srpt_cmd.c: SRP requests and the LIO fabric callbacks of commands */
 void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd);
+void srpt_wait_task_sets(struct srpt_rdma_ch *ch);
 int srpt_write_pending(struct se_cmd *se_cmd);
 int srpt_queue_data_in(struct se_cmd *se_cmd);
 int srpt_queue_status(struct se_cmd *se_cmd);
@@ -692,6 +705,9 @@ void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch);
 void srpt_repost_iu(struct srpt_cmd *cmd, bool credit);
 void srpt_put_cmd(struct srpt_cmd *cmd);
 bool srpt_cred_rsp_recv(struct srpt_rdma_ch *ch, u64 tag);
+void srpt_queue_work(struct work_struct *work);
+u32 srpt_ch_lun_tasks(struct srpt_rdma_ch *ch, u64 lun, u64 *tags, u32 max);
+void srpt_ch_wait_answered(struct srpt_rdma_ch *ch, u64 lun, const u64 *tag);
 int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci);
 void srpt_free_data(struct srpt_cmd *cmd);
 void srpt_send_rsp(struct srpt_cmd *cmd);

@@ -522,6 +522,7 @@ static void srpt_release_ch_work(struct work_struct *w)
 		srpt_cm_end(ch);
 	if (ch->sess) {
 		target_stop_session(ch->sess);
+		srpt_wait_task_sets(ch);
 		target_wait_for_sess_cmds(ch->sess);
 		target_remove_session(ch->sess);
 		srpt_res_add(SRPT_RES_SESSIONS, -1);

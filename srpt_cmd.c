@@ -38,6 +38,8 @@ static void srpt_send_tm_status(struct srpt_cmd *cmd,
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
 
+	/* Behind the responses queued before it: srpt_ch_wait_answered(). */
+	cmd->in_order = true;
 	srpt_repost_iu(cmd, true);
 	cmd->rsp_len = srpt_build_tm_rsp(cmd->rsp_buf, ch->max_rsp_size,
 					 cmd->tag, 0, code);
@@ -202,6 +204,13 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 	}
 }
 
+/*
+ * The LIO task management functions SRP functions map to. LIO implements
+ * ABORT TASK and LOGICAL UNIT RESET; ABORT TASK SET and CLEAR ACA are
+ * built here (srpt_task_set(), srpt_handle_tsk_mgmt()). CLEAR TASK SET
+ * must abort the tasks of every I_T nexus on the LU, other fabrics' too,
+ * which only LIO could do: it answers "not supported".
+ */
 static int srpt_tmf(u8 srp_function)
 {
 	switch (srp_function) {
@@ -220,6 +229,104 @@ static int srpt_tmf(u8 srp_function)
 	}
 }
 
+/* Most tasks one ABORT TASK SET aborts: a channel has fewer commands. */
+#define SRPT_TASK_SET_MAX	(2 * SRPT_MAX_CREDITS)
+
+/**
+ * struct srpt_task_set - an ABORT TASK SET in progress
+ * @work: aborts the tasks one by one, then answers @tmf
+ * @tmf: the SRP_TSK_MGMT command
+ * @lun: its LU
+ * @n: tasks in @tags
+ * @tags: the tags of the channel's tasks on @lun when it came
+ */
+struct srpt_task_set {
+	struct work_struct	work;
+	struct srpt_cmd		*tmf;
+	u64			lun;
+	u32			n;
+	u64			tags[] __counted_by(n);
+};
+
+/*
+ * One ABORT TASK through LIO in @sub, a command outside the pool; return
+ * once LIO has released it (the aborted task is gone by then).
+ */
+static void srpt_abort_one(struct srpt_cmd *sub, struct srpt_rdma_ch *ch,
+			   u64 lun, u64 tag)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+
+	memset(sub, 0, sizeof(*sub));
+	sub->ch = ch;
+	sub->sub_tmr = true;
+	sub->sub_done = &done;
+	sub->tag = tag;
+	if (target_submit_tmr(&sub->se_cmd, ch->sess, NULL, lun, NULL,
+			      TMR_ABORT_TASK, GFP_KERNEL, tag,
+			      TARGET_SCF_ACK_KREF))
+		return;		/* the session is going away */
+	wait_for_completion(&done);
+}
+
+/*
+ * ABORT TASK SET: LIO keeps a task set per session, and every channel is a
+ * session of its own, so the set is the channel's tasks on the LU - each
+ * aborted with LIO's ABORT TASK, in a work item (an abort waits for the
+ * backend to give the task up). The function completes when all are gone,
+ * and its SRP_RSP carries their credits.
+ */
+static void srpt_task_set_work(struct work_struct *w)
+{
+	struct srpt_task_set *ts = container_of(w, struct srpt_task_set, work);
+	struct srpt_cmd *tmf = ts->tmf, *sub;
+	struct srpt_rdma_ch *ch = tmf->ch;
+	u32 i;
+
+	sub = kzalloc(sizeof(*sub), GFP_KERNEL);
+	for (i = 0; sub && i < ts->n; i++)
+		srpt_abort_one(sub, ch, ts->lun, ts->tags[i]);
+	kfree(sub);
+	srpt_ch_wait_answered(ch, ts->lun, NULL);
+	/* Done with ch->sess: see srpt_wait_task_sets(). */
+	if (atomic_dec_and_test(&ch->task_sets))
+		wake_up_var(&ch->task_sets);
+	srpt_send_tm_status(tmf, sub ? SRPT_TM_COMPLETE : SRPT_TM_FAILED);
+	kfree(ts);
+}
+
+/**
+ * srpt_wait_task_sets() - wait until no ABORT TASK SET uses a session
+ * @ch: channel being released, its session stopped (target_stop_session():
+ *	ABORT TASKs submitted from now on fail at once)
+ *
+ * Call before target_remove_session() frees the session.
+ */
+void srpt_wait_task_sets(struct srpt_rdma_ch *ch)
+{
+	wait_var_event(&ch->task_sets, !atomic_read(&ch->task_sets));
+}
+
+/* Start an ABORT TASK SET for @tmf; return 0 or -ENOMEM. */
+static int srpt_task_set(struct srpt_cmd *tmf, u64 lun)
+{
+	struct srpt_rdma_ch *ch = tmf->ch;
+	struct srpt_task_set *ts;
+	u32 max = min_t(u32, ch->n_cmds, SRPT_TASK_SET_MAX);
+
+	ts = kzalloc(struct_size(ts, tags, max), GFP_KERNEL);
+	if (!ts)
+		return -ENOMEM;
+	ts->n = max;
+	ts->n = srpt_ch_lun_tasks(ch, lun, ts->tags, max);
+	ts->tmf = tmf;
+	ts->lun = lun;
+	INIT_WORK(&ts->work, srpt_task_set_work);
+	atomic_inc(&ch->task_sets);
+	srpt_queue_work(&ts->work);
+	return 0;
+}
+
 static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 				 struct srpt_cmd *cmd)
 {
@@ -236,10 +343,20 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	}
 	cmd->tag = ti.tag;
 	tmf = srpt_tmf(ti.function);
-	if (tmf < 0) {
+	if (tmf < 0 || tmf == TMR_CLEAR_TASK_SET) {
 		pr_info_ratelimited("%s: task management function %#x not supported\n",
 				    ch->sess_name, ti.function);
 		srpt_send_tm_status(cmd, SRPT_TM_NOT_SUPPORTED);
+		return;
+	}
+	if (tmf == TMR_CLEAR_ACA) {
+		/* LIO has no ACA (NormACA 0): there is none to clear. */
+		srpt_send_tm_status(cmd, SRPT_TM_COMPLETE);
+		return;
+	}
+	if (tmf == TMR_ABORT_TASK_SET) {
+		if (srpt_task_set(cmd, scsilun_to_int(&ti.lun)))
+			srpt_send_tm_status(cmd, SRPT_TM_FAILED);
 		return;
 	}
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
@@ -403,6 +520,20 @@ void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
 {
 	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
 	enum srpt_tm_rsp_code code;
+	struct se_tmr_req *tmr;
+
+	if (cmd->sub_tmr) {
+		/* Part of an ABORT TASK SET: no response of its own. */
+		transport_generic_free_cmd(se_cmd, 0);
+		return;
+	}
+	/* Tasks that completed instead of being aborted answer first. */
+	tmr = se_cmd->se_tmr_req;
+	if (tmr->function == TMR_ABORT_TASK)
+		srpt_ch_wait_answered(cmd->ch, se_cmd->orig_fe_lun,
+				      &tmr->ref_task_tag);
+	else if (tmr->function == TMR_LUN_RESET)
+		srpt_ch_wait_answered(cmd->ch, se_cmd->orig_fe_lun, NULL);
 
 	switch (se_cmd->se_tmr_req->response) {
 	case TMR_FUNCTION_COMPLETE:
@@ -456,6 +587,11 @@ int srpt_check_stop_free(struct se_cmd *se_cmd)
 void srpt_release_cmd(struct se_cmd *se_cmd)
 {
 	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
+
+	if (cmd->sub_tmr) {
+		complete(cmd->sub_done);
+		return;
+	}
 
 	srpt_free_data(cmd);
 	srpt_repost_iu(cmd, true);

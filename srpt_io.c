@@ -46,6 +46,99 @@ int srpt_io_init(srpt_iu_handler_fn handler)
 }
 
 /**
+ * srpt_queue_work() - run work on the module's workqueue
+ * @work: work item; srpt_io_exit() waits for it
+ */
+void srpt_queue_work(struct work_struct *work)
+{
+	queue_work(srpt_wq, work);
+}
+
+/**
+ * srpt_ch_lun_tasks() - the tags of a channel's SCSI commands on a LU
+ * @ch: channel
+ * @lun: LUN (as LIO unpacks it)
+ * @tags: room for @max tags
+ * @max: entries in @tags
+ *
+ * The commands handed to LIO before the caller's request, read without
+ * the commands' own synchronisation: one that completes meanwhile may be
+ * included or not (an ABORT TASK for it finds nothing). New commands are
+ * not dispatched while the caller runs (it is the dispatcher).
+ *
+ * Context: the channel's IU dispatch (srpt_handle_iu()).
+ *
+ * Return: how many tags were stored.
+ */
+u32 srpt_ch_lun_tasks(struct srpt_rdma_ch *ch, u64 lun, u64 *tags, u32 max)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < ch->n_cmds && n < max; i++) {
+		struct srpt_cmd *cmd = &ch->cmds[i];
+
+		if (!READ_ONCE(cmd->lio) ||
+		    READ_ONCE(cmd->se_cmd.se_cmd_flags) & SCF_SCSI_TMR_CDB ||
+		    READ_ONCE(cmd->se_cmd.orig_fe_lun) != lun)
+			continue;
+		tags[n++] = READ_ONCE(cmd->tag);
+	}
+	return n;
+}
+
+/* A task of @ch on @lun (with @tag, if given) whose response is due. */
+static bool srpt_ch_unanswered(struct srpt_rdma_ch *ch, u64 lun,
+			       const u64 *tag)
+{
+	u32 i;
+
+	for (i = 0; i < ch->n_cmds; i++) {
+		struct srpt_cmd *cmd = &ch->cmds[i];
+
+		if (READ_ONCE(cmd->lio) && !READ_ONCE(cmd->rsp_queued) &&
+		    !(READ_ONCE(cmd->se_cmd.se_cmd_flags) & SCF_SCSI_TMR_CDB) &&
+		    READ_ONCE(cmd->se_cmd.orig_fe_lun) == lun &&
+		    (!tag || READ_ONCE(cmd->tag) == *tag))
+			return true;
+	}
+	return false;
+}
+
+/* How long a TMF response waits for the responses it must follow. */
+#define SRPT_TMF_ORDER_WAIT_MS	10000
+
+/**
+ * srpt_ch_wait_answered() - wait until tasks a TMF dealt with are answered
+ * @ch: channel of the TMF
+ * @lun: the TMF's LU
+ * @tag: the task an ABORT TASK names, or NULL for every task on @lun
+ *
+ * LIO aborts a task only if it has not completed yet; one that completed
+ * gets its response from the fabric callback a moment later, which may
+ * come after LIO answered the TMF. The initiator must not see such a
+ * response after the TMF's (ib_srp reuses the task's tag once the TMF is
+ * answered), so the TMF response waits until those responses are queued,
+ * and then goes behind them (cmd->in_order). Bounded by
+ * SRPT_TMF_ORDER_WAIT_MS; the channel going away finishes its commands.
+ *
+ * Context: process.
+ */
+void srpt_ch_wait_answered(struct srpt_rdma_ch *ch, u64 lun, const u64 *tag)
+{
+	int ms;
+
+	for (ms = 0; srpt_ch_unanswered(ch, lun, tag); ms++) {
+		if (ms >= SRPT_TMF_ORDER_WAIT_MS) {
+			pr_warn_ratelimited("%s: a task on LUN %llu is still unanswered %u s after a task management function\n",
+					    ch->sess_name, lun,
+					    SRPT_TMF_ORDER_WAIT_MS / 1000);
+			return;
+		}
+		usleep_range(1000, 2000);
+	}
+}
+
+/**
  * srpt_io_exit() - wait for release work still running and free the queue
  */
 void srpt_io_exit(void)
@@ -300,6 +393,8 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->lio = false;
 	cmd->close_after = false;
 	cmd->logout = false;
+	cmd->rsp_queued = false;
+	cmd->in_order = false;
 	cmd->pending = SRPT_PEND_NONE;
 }
 
@@ -1169,8 +1264,8 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 /* The queue @cmd waits in: responses without data go first. */
 static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
 {
-	return srpt_pending_needs_rw(cmd) ? &cmd->ch->sq_wait :
-					    &cmd->ch->rsp_wait;
+	return srpt_pending_needs_rw(cmd) || cmd->in_order ?
+	       &cmd->ch->sq_wait : &cmd->ch->rsp_wait;
 }
 
 /*
@@ -1339,6 +1434,7 @@ void srpt_send_rsp(struct srpt_cmd *cmd)
 		break;
 	}
 	cmd->pending = SRPT_PEND_RSP;
+	WRITE_ONCE(cmd->rsp_queued, true);
 	srpt_start(cmd);
 }
 

@@ -12,6 +12,9 @@
 #     raw channel with 4 READs in flight on a slow LUN (null_blk completing
 #     each I/O after 2 s, emulate_tas=0) gets an SRP_CRED_REQ with them
 #     when another channel resets the LUN (srp-client case cred-req).
+#   - ABORT TASK SET, which LIO lacks and ib_srpt builds from ABORT TASK,
+#     aborts 4 READs in flight on the slow LUN: no response for them, and
+#     the TMF's FUNCTION COMPLETE brings their credits (abort-task-set).
 # stock: skip the in-kernel module sends no SRP_CRED_REQ
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -42,6 +45,9 @@ raw_client "$INI_PORT_ID" --lun 1 cred-req >/tmp/cred.out 2>&1 || fail "cred-req
 grep -E 'aborted without a response' /tmp/cred.out | sed 's/^ */  /'
 [ "$(srpt_event cred_reqs)" -gt "$c0" ] || fail "the target counted no SRP_CRED_REQ"
 log "LU reset from another channel: the aborted READs' credits came back in an SRP_CRED_REQ"
+raw_client "$INI_PORT_ID" --lun 1 abort-task-set >/tmp/ats.out 2>&1 || fail "abort-task-set: $(cat /tmp/ats.out)"
+grep -E 'READs aborted' /tmp/ats.out | sed 's/^ */  /'
+log "ABORT TASK SET (built from LIO's ABORT TASK): 4 READs in flight aborted, credits back with its response"
 
 # --- ib_srp: LU and host resets under verified I/O.
 srp_login "ch_count=2,queue_size=32" >/tmp/disks || fail "ib_srp login"
@@ -75,4 +81,4 @@ log "idle after the resets: both channels' initiators hold all their credits ($(
 srp_logout || fail "logout"
 wait_for 30 all_released || fail "channels not released"
 [ -z "$(klog_splats)" ] || fail "kernel splat: $(klog_splats)"
-pass "LU resets and a host reset under fio with 2 channels: every block verified, every credit back; credits of silently aborted READs returned in an SRP_CRED_REQ"
+pass "LU resets and a host reset under fio with 2 channels: every block verified, every credit back; credits of silently aborted READs returned in an SRP_CRED_REQ; ABORT TASK SET aborts READs in flight"

@@ -997,12 +997,145 @@ static int m_tsk_mgmt(struct conn *c)
 {
 	if (tm(c, 0x01, TAG_ABSENT, 0x00, "ABORT TASK of an unknown tag") ||
 	    tm(c, 0x20, 0, 0x04, "function 0x20") ||
+	    tm(c, 0x02, 0, 0x00, "ABORT TASK SET, no task") ||
+	    tm(c, 0x40, 0, 0x00, "CLEAR ACA (there is no ACA)") ||
+	    tm(c, 0x04, 0, 0x04, "CLEAR TASK SET") ||
 	    tm(c, 0x08, ~0ULL, 0x00, "LOGICAL UNIT RESET"))
 		return -1;
 	/* The LU reset leaves a unit attention; tur_good consumes it. */
 	return tur_good(c);
 }
 static int case_tsk_mgmt(void) { return with_channel(false, m_tsk_mgmt); }
+
+/* Send 4 READs of 4 KiB on --lun, their tags in @tags. */
+static int send_reads(struct conn *c, uint64_t *tags)
+{
+	uint8_t cdb[10], iu[64];
+	struct seg sg;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		rw10_cdb(cdb, false, 8 * i, 8);
+		sg = (struct seg){ R_OFF + i * 4096, 4096 };
+		if (send_iu(c, iu, build_data_cmd(c, iu, cdb, 10, false, DIRECT,
+						  &sg, 1), true))
+			return -1;
+		tags[i] = get_tag(iu);
+	}
+	return 0;
+}
+
+/* How many of the IUs with @tags (@n) are in the receive queue (dropped). */
+static unsigned int answered(struct conn *c, const uint64_t *tags,
+			     unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct iu *r = take_iu(c, true, tags[i], SRP_RSP);
+
+		k += !!r;
+		free(r);
+	}
+	return k;
+}
+
+/*
+ * ABORT TASK SET, which LIO lacks, built from ABORT TASK: 4 READs in flight
+ * on a slow --lun (2 s an I/O) are aborted - no SRP_RSP for them - and the
+ * TMF's own response, FUNCTION COMPLETE, brings back their credits.
+ */
+static int case_abort_task_set(void)
+{
+	struct login_req l;
+	uint64_t tags[4];
+	struct conn c;
+	unsigned int late;
+	int ret;
+
+	default_login(&l);
+	ret = login_ok(&c, &l);
+	if (!ret)
+		ret = tur_good(&c) || send_reads(&c, tags);
+	if (!ret)
+		pump(&c, 500);		/* the READs reach the backend */
+	if (!ret)
+		ret = tm(&c, 0x02, 0, 0x00, "ABORT TASK SET over 4 READs");
+	if (!ret) {
+		pump(&c, 300);
+		late = answered(&c, tags, 4);
+		if (late)
+			ret = failf("%u of 4 READs answered after ABORT TASK SET",
+				    late);
+		else if (c.req_lim != c.req_lim_init)
+			ret = failf("req_lim %d after ABORT TASK SET, %d at login",
+				    c.req_lim, c.req_lim_init);
+	}
+	if (!ret) {
+		note("4 READs aborted, no response for them, req_lim back to %d",
+		     c.req_lim);
+		ret = tur_good(&c);
+	}
+	conn_close(&c);
+	return ret;
+}
+
+/*
+ * ABORT TASK races: a READ of 64 KiB, then at once an ABORT TASK for it,
+ * --rounds times. Either the READ is answered before the TMF (it had
+ * completed) or never (aborted); its response must never come after the
+ * TMF's, when the initiator may have reused the tag.
+ */
+static int case_abort_race(void)
+{
+	unsigned int rounds = g_rounds ? g_rounds : 100, i, before = 0;
+	uint8_t cdb[10], iu[64], tmf[48] = { SRP_TSK_MGMT };
+	struct seg sg = { R_OFF, 65536 };
+	struct login_req l;
+	struct conn c;
+	struct iu *a;
+	uint64_t tag;
+	int ret;
+
+	default_login(&l);
+	ret = login_ok(&c, &l);
+	if (!ret)
+		ret = tur_good(&c);
+	for (i = 0; i < rounds && !ret; i++) {
+		rw10_cdb(cdb, false, (i % 64) * 128, 128);
+		ret = send_iu(&c, iu, build_data_cmd(&c, iu, cdb, 10, false,
+						     DIRECT, &sg, 1), true);
+		tag = get_tag(iu);
+		put_tag(tmf, new_tag());
+		tmf[21] = g_lun;
+		tmf[30] = 0x01;
+		memcpy(tmf + 32, &tag, 8);
+		if (!ret)
+			ret = send_iu(&c, tmf, sizeof(tmf), true);
+		a = ret ? NULL : wait_iu(&c, true, get_tag(tmf), SRP_RSP);
+		if (!a) {
+			ret = failctx("ABORT TASK %u", i);
+			break;
+		}
+		free(a);
+		/* Anything for the READ is here now, or must never come. */
+		if (answered(&c, &tag, 1)) {
+			before++;
+			continue;
+		}
+		pump(&c, 20);
+		if (answered(&c, &tag, 1))
+			ret = failf("round %u: the READ's response came after the ABORT TASK's",
+				    i);
+	}
+	if (!ret) {
+		note("%u rounds: the READ was answered first %u times, aborted %u times; never answered after the TMF",
+		     rounds, before, rounds - before);
+		ret = check_quiet(&c);
+	}
+	conn_close(&c);
+	return ret;
+}
 
 /*
  * Credits of commands that end without a response come back all the same,
@@ -1014,13 +1147,11 @@ static int case_tsk_mgmt(void) { return with_channel(false, m_tsk_mgmt); }
  */
 static int case_cred_req(void)
 {
-	uint8_t cdb[10], iu[64];
 	uint64_t tags[4];
 	struct login_req l;
 	struct conn a, b;
-	struct seg sg;
 	int64_t end;
-	unsigned int i, late = 0;
+	unsigned int late;
 	int ret;
 
 	memset(&b, 0, sizeof(b));
@@ -1032,13 +1163,8 @@ static int case_cred_req(void)
 	}
 	if (!ret)
 		ret = tur_good(&a) || tur_good(&b);
-	for (i = 0; i < 4 && !ret; i++) {
-		rw10_cdb(cdb, false, 8 * i, 8);
-		sg = (struct seg){ R_OFF + i * 4096, 4096 };
-		ret = send_iu(&b, iu, build_data_cmd(&b, iu, cdb, 10, false,
-						     DIRECT, &sg, 1), true);
-		tags[i] = get_tag(iu);
-	}
+	if (!ret)
+		ret = send_reads(&b, tags);
 	/* Let b's READs reach LIO (the two channels are not ordered). */
 	if (!ret)
 		pump(&b, 500);
@@ -1053,12 +1179,7 @@ static int case_cred_req(void)
 		else
 			pump(&b, 100);
 	}
-	for (i = 0; i < 4; i++) {
-		struct iu *r = take_iu(&b, true, tags[i], SRP_RSP);
-
-		late += !!r;
-		free(r);
-	}
+	late = answered(&b, tags, 4);
 	if (ret && !dead(&b))
 		ret = failf("req_lim %d of %d, %u SRP_CRED_REQs, %u of 4 READs answered %d s after the reset",
 			    b.req_lim, b.req_lim_init, b.n_cred_req, late,
@@ -1541,7 +1662,9 @@ static const struct tcase cases[] = {
 	{ "bad-lun", case_bad_lun, "TUR to an unmapped LUN -> ILLEGAL REQUEST" },
 	{ "bad-rkey", case_bad_rkey, "READ into a wrong rkey: error status or disconnect" },
 	{ "ext-table-rkey", case_ext_table_rkey, "external indirect table behind a wrong rkey: error status or disconnect" },
-	{ "tsk-mgmt", case_tsk_mgmt, "ABORT TASK unknown tag, function 0x20, LUN RESET" },
+	{ "tsk-mgmt", case_tsk_mgmt, "ABORT TASK unknown tag, function 0x20, ABORT TASK SET, CLEAR ACA, CLEAR TASK SET (not supported), LUN RESET" },
+	{ "abort-task-set", case_abort_task_set, "(not in all) ABORT TASK SET over 4 READs in flight on a slow --lun: aborted, credits back" },
+	{ "abort-race", case_abort_race, "ABORT TASK right after a 64 KiB READ, --rounds times (100): the READ's response never after the TMF's" },
 	{ "cred-req", case_cred_req, "(not in all) credits of READs a reset on another channel aborts come back in an SRP_CRED_REQ (slow --lun, TAS off)" },
 	{ "tsk-mgmt-short", case_tsk_mgmt_short, "SRP_TSK_MGMT of 20 bytes -> failure code" },
 	{ "unknown-iu", case_unknown_iu, "IU opcode 0x7f -> SRP_T_LOGOUT + disconnect" },
@@ -1562,7 +1685,8 @@ static const struct tcase cases[] = {
 static bool in_all(const struct tcase *t)
 {
 	return t->fn != case_login_storm && t->fn != case_flood &&
-	       t->fn != case_await_logout && t->fn != case_cred_req;
+	       t->fn != case_await_logout && t->fn != case_cred_req &&
+	       t->fn != case_abort_task_set;
 }
 
 static void usage(FILE *f)
