@@ -279,6 +279,37 @@ static int m_task_attr(struct conn *c)
 	return expect_illegal(c, iu, sizeof(iu), "task attribute 7");
 }
 
+/*
+ * Task attributes go to LIO: SIMPLE, HEAD OF QUEUE and ORDERED TEST UNIT
+ * READYs complete; ACA is LIO's to refuse (it has no ACA: INVALID FIELD
+ * IN CDB, 24h), not the target's (INVALID FIELD IN IU, 0Eh).
+ */
+static int m_task_attrs(struct conn *c)
+{
+	static const char * const names[] = { "SIMPLE", "HEAD OF QUEUE",
+					      "ORDERED" };
+	static const uint8_t tur[6];
+	uint8_t iu[SRP_CMD_LEN];
+	struct rsp r;
+	char b[160];
+	int attr;
+
+	for (attr = 0; attr < 3; attr++) {
+		cmd_hdr(iu, tur, 6);
+		iu[29] = attr;
+		if (exec_iu(c, iu, sizeof(iu), &r))
+			return failctx("%s TEST UNIT READY", names[attr]);
+		if (r.status)
+			return failf("%s TEST UNIT READY: %s", names[attr],
+				     rsp_str(&r, b, sizeof(b)));
+	}
+	note("SIMPLE, HEAD OF QUEUE and ORDERED TEST UNIT READY: GOOD");
+	cmd_hdr(iu, tur, 6);
+	iu[29] = 4;
+	return expect_illegal_asc(c, iu, sizeof(iu), "ACA TEST UNIT READY",
+				  0x24, 0x00);
+}
+
 static int m_too_big(struct conn *c)
 {
 	uint32_t len, bytes = (64u << 20) + 4096;
@@ -822,6 +853,7 @@ static int case_bad_imm_unneg(void) { return with_channel(false, m_imm_unnegotia
 static int case_bad_imm_past_end(void) { return with_channel(true, m_imm_past_end); }
 static int case_bad_addcdb(void) { return with_channel(false, m_addcdb); }
 static int case_bad_task_attr(void) { return with_channel(false, m_task_attr); }
+static int case_task_attrs(void) { return with_channel(false, m_task_attrs); }
 static int case_bad_too_big(void) { return with_channel(false, m_too_big); }
 
 /* Log in with REQ_IT_IU_LEN @it_iu_len (no immediate data), run @fn. */
@@ -1662,6 +1694,7 @@ static const struct tcase cases[] = {
 	{ "bad-lun", case_bad_lun, "TUR to an unmapped LUN -> ILLEGAL REQUEST" },
 	{ "bad-rkey", case_bad_rkey, "READ into a wrong rkey: error status or disconnect" },
 	{ "ext-table-rkey", case_ext_table_rkey, "external indirect table behind a wrong rkey: error status or disconnect" },
+	{ "task-attrs", case_task_attrs, "SIMPLE/HEAD OF QUEUE/ORDERED TUR GOOD, ACA refused by LIO (24h/00h)" },
 	{ "tsk-mgmt", case_tsk_mgmt, "ABORT TASK unknown tag, function 0x20, ABORT TASK SET, CLEAR ACA, CLEAR TASK SET (not supported), LUN RESET" },
 	{ "abort-task-set", case_abort_task_set, "(not in all) ABORT TASK SET over 4 READs in flight on a slow --lun: aborted, credits back" },
 	{ "abort-race", case_abort_race, "ABORT TASK right after a 64 KiB READ, --rounds times (100): the READ's response never after the TMF's" },
