@@ -428,17 +428,23 @@ static int case_login_ok(void)
 	return ret;
 }
 
-/* After a refused login the target must still accept a valid one. */
-static int relogin(void)
+/* A channel with the default login, checked with a TEST UNIT READY. */
+static int login_tur(struct conn *c)
 {
 	struct login_req l;
-	struct conn c;
 	int ret;
 
 	default_login(&l);
-	ret = login_ok(&c, &l);
-	if (!ret)
-		ret = tur_good(&c);
+	ret = login_ok(c, &l);
+	return ret ? ret : tur_good(c);
+}
+
+/* After a refused login the target must still accept a valid one. */
+static int relogin(void)
+{
+	struct conn c;
+	int ret = login_tur(&c);
+
 	conn_close(&c);
 	return ret ? failctx("valid login afterwards") : 0;
 }
@@ -1079,16 +1085,13 @@ static unsigned int answered(struct conn *c, const uint64_t *tags,
  */
 static int case_abort_task_set(void)
 {
-	struct login_req l;
 	uint64_t tags[4];
 	struct conn c;
 	unsigned int late;
-	int ret;
+	int ret = login_tur(&c);
 
-	default_login(&l);
-	ret = login_ok(&c, &l);
 	if (!ret)
-		ret = tur_good(&c) || send_reads(&c, tags);
+		ret = send_reads(&c, tags);
 	if (!ret)
 		pump(&c, 500);		/* the READs reach the backend */
 	if (!ret)
@@ -1123,16 +1126,11 @@ static int case_abort_race(void)
 	unsigned int rounds = g_rounds ? g_rounds : 100, i, before = 0;
 	uint8_t cdb[10], iu[64], tmf[48] = { SRP_TSK_MGMT };
 	struct seg sg = { R_OFF, 65536 };
-	struct login_req l;
 	struct conn c;
 	struct iu *a;
 	uint64_t tag;
-	int ret;
+	int ret = login_tur(&c);
 
-	default_login(&l);
-	ret = login_ok(&c, &l);
-	if (!ret)
-		ret = tur_good(&c);
 	for (i = 0; i < rounds && !ret; i++) {
 		rw10_cdb(cdb, false, (i % 64) * 128, 128);
 		ret = send_iu(&c, iu, build_data_cmd(&c, iu, cdb, 10, false,
@@ -1579,14 +1577,9 @@ static int got_logout(struct conn *c, uint32_t reason)
  */
 static int case_await_logout(void)
 {
-	struct login_req l;
 	struct conn c;
-	int ret;
+	int ret = login_tur(&c);
 
-	default_login(&l);
-	ret = login_ok(&c, &l);
-	if (!ret)
-		ret = tur_good(&c);
 	if (!ret) {
 		note("logged in; waiting for the target to log out");
 		ret = got_logout(&c, g_logout_reason);
