@@ -408,6 +408,7 @@ enum srpt_pending {
 };
 
 struct srpt_cmd;
+struct srpt_task_set;
 /* Called once an indirect table was fetched (0) or could not be (< 0). */
 typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
 
@@ -439,9 +440,9 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @rsp_with_data: the response follows RDMA WRITEs of data-in
  * @lio: @se_cmd was initialised with LIO
  * @close_after: close the channel once the response went (SRP_T_LOGOUT)
- * @sub_tmr: an ABORT TASK of a task-set function (srpt_cmd.c), not from the
- *	pool: its release completes @sub_done instead
- * @sub_done: see @sub_tmr
+ * @sub_tmr: an ABORT TASK of an ABORT TASK SET (srpt_cmd.c), not from the
+ *	pool: its release counts down @sub_set instead
+ * @sub_set: see @sub_tmr
  * @logout: the IU is the target's SRP_T_LOGOUT (srpt_ch_send_logout())
  * @rsp_queued: the response is queued (srpt_send_rsp())
  * @in_order: the response waits in ch->sq_wait, behind every response
@@ -482,7 +483,7 @@ struct srpt_cmd {
 	bool			lio;
 	bool			close_after;
 	bool			sub_tmr;
-	struct completion	*sub_done;
+	struct srpt_task_set	*sub_set;
 	bool			logout;
 	bool			rsp_queued;
 	bool			in_order;

@@ -234,9 +234,11 @@ static int srpt_tmf(u8 srp_function)
 
 /**
  * struct srpt_task_set - an ABORT TASK SET in progress
- * @work: aborts the tasks one by one, then answers @tmf
+ * @work: aborts the tasks, then answers @tmf
  * @tmf: the SRP_TSK_MGMT command
  * @lun: its LU
+ * @left: ABORT TASKs not yet released by LIO, plus one while submitting
+ * @done: completed when @left drops to 0
  * @n: tasks in @tags
  * @tags: the tags of the channel's tasks on @lun when it came
  */
@@ -244,54 +246,57 @@ struct srpt_task_set {
 	struct work_struct	work;
 	struct srpt_cmd		*tmf;
 	u64			lun;
+	atomic_t		left;
+	struct completion	done;
 	u32			n;
 	u64			tags[] __counted_by(n);
 };
 
-/*
- * One ABORT TASK through LIO in @sub, a command outside the pool; return
- * once LIO has released it (the aborted task is gone by then).
- */
-static void srpt_abort_one(struct srpt_cmd *sub, struct srpt_rdma_ch *ch,
-			   u64 lun, u64 tag)
+/* An ABORT TASK of @ts is over (LIO released it, or never took it). */
+static void srpt_task_set_put(struct srpt_task_set *ts)
 {
-	DECLARE_COMPLETION_ONSTACK(done);
-
-	memset(sub, 0, sizeof(*sub));
-	sub->ch = ch;
-	sub->sub_tmr = true;
-	sub->sub_done = &done;
-	sub->tag = tag;
-	if (target_submit_tmr(&sub->se_cmd, ch->sess, NULL, lun, NULL,
-			      TMR_ABORT_TASK, GFP_KERNEL, tag,
-			      TARGET_SCF_ACK_KREF))
-		return;		/* the session is going away */
-	wait_for_completion(&done);
+	if (atomic_dec_and_test(&ts->left))
+		complete(&ts->done);
 }
 
 /*
  * ABORT TASK SET: LIO keeps a task set per session, and every channel is a
- * session of its own, so the set is the channel's tasks on the LU - each
- * aborted with LIO's ABORT TASK, in a work item (an abort waits for the
- * backend to give the task up). The function completes when all are gone,
- * and its SRP_RSP carries their credits.
+ * session of its own, so the set is the channel's tasks on the LU. They
+ * are aborted with LIO's ABORT TASK, all at once (an abort waits for the
+ * backend to give its task up: one after the other, the later tasks would
+ * complete meanwhile), each in a command outside the pool, from a work
+ * item. The function completes when LIO has released them all - the tasks
+ * are gone by then - and its SRP_RSP carries their credits.
  */
 static void srpt_task_set_work(struct work_struct *w)
 {
 	struct srpt_task_set *ts = container_of(w, struct srpt_task_set, work);
-	struct srpt_cmd *tmf = ts->tmf, *sub;
+	struct srpt_cmd *tmf = ts->tmf, *subs, *sub;
 	struct srpt_rdma_ch *ch = tmf->ch;
 	u32 i;
 
-	sub = kzalloc(sizeof(*sub), GFP_KERNEL);
-	for (i = 0; sub && i < ts->n; i++)
-		srpt_abort_one(sub, ch, ts->lun, ts->tags[i]);
-	kfree(sub);
+	subs = kvcalloc(ts->n, sizeof(*subs), GFP_KERNEL);
+	for (i = 0; subs && i < ts->n; i++) {
+		sub = &subs[i];
+		sub->ch = ch;
+		sub->sub_tmr = true;
+		sub->sub_set = ts;
+		sub->tag = ts->tags[i];
+		atomic_inc(&ts->left);
+		if (target_submit_tmr(&sub->se_cmd, ch->sess, NULL, ts->lun,
+				      NULL, TMR_ABORT_TASK, GFP_KERNEL,
+				      sub->tag, TARGET_SCF_ACK_KREF))
+			srpt_task_set_put(ts);	/* the session is going away */
+	}
+	srpt_task_set_put(ts);
+	wait_for_completion(&ts->done);
+	kvfree(subs);
 	srpt_ch_wait_answered(ch, ts->lun, NULL);
 	/* Done with ch->sess: see srpt_wait_task_sets(). */
 	if (atomic_dec_and_test(&ch->task_sets))
 		wake_up_var(&ch->task_sets);
-	srpt_send_tm_status(tmf, sub ? SRPT_TM_COMPLETE : SRPT_TM_FAILED);
+	srpt_send_tm_status(tmf, subs || !ts->n ? SRPT_TM_COMPLETE :
+						  SRPT_TM_FAILED);
 	kfree(ts);
 }
 
@@ -321,6 +326,8 @@ static int srpt_task_set(struct srpt_cmd *tmf, u64 lun)
 	ts->n = srpt_ch_lun_tasks(ch, lun, ts->tags, max);
 	ts->tmf = tmf;
 	ts->lun = lun;
+	atomic_set(&ts->left, 1);
+	init_completion(&ts->done);
 	INIT_WORK(&ts->work, srpt_task_set_work);
 	atomic_inc(&ch->task_sets);
 	srpt_queue_work(&ts->work);
@@ -589,7 +596,7 @@ void srpt_release_cmd(struct se_cmd *se_cmd)
 	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
 
 	if (cmd->sub_tmr) {
-		complete(cmd->sub_done);
+		srpt_task_set_put(cmd->sub_set);
 		return;
 	}
 
