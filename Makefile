@@ -95,9 +95,11 @@ modules-debug:
 
 # Every scenario of check on the debug kernel; fails on any KASAN, lockdep,
 # DEBUG_OBJECTS, list corruption or kmemleak report (not part of check:
-# takes about 6 times as long, 3 hours or more).
+# takes about 6 times as long, 3 hours or more). TESTS="01 02 ..." runs
+# only those scenarios (names as for tests/run.sh), to do it in parts.
+TESTS ?=
 check-debug: deps modules-debug tools
-	bash tests/run.sh --debug
+	bash tests/run.sh --debug $(TESTS)
 
 # The fault scenario again and again (not part of check): make faults
 # [REPEAT=20] [CYCLES=100] [FAULTS=a,b] [KVER=6.12|6.1|debug]; about 4.5
