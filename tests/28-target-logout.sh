@@ -22,6 +22,10 @@ n_tlogout() { klog_count "Got target logout request"; }
 
 # logged_out WHAT CMD...: a raw channel waits for the target's logout
 # while CMD runs; it must get SRP_T_LOGOUT reason 0, then the disconnect.
+# It logs in with MULTI, next to ib_srp's channel (same initiator port):
+# a SINGLE login would end ib_srp's channel (reason 4), and ib_srp's
+# SINGLE reconnect 10 s later the raw one, when CMD is slow (the debug
+# kernel) - then neither would see CMD's logout.
 logged_out() {
 	local what=$1 pid
 	shift

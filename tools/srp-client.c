@@ -1573,13 +1573,21 @@ static int got_logout(struct conn *c, uint32_t reason)
 /*
  * Log in and wait (--timeout) until the target logs the channel out
  * (--logout-reason, default 0): what an admin's ACL removal, TPG disable,
- * device removal or module unload must cause.
+ * device removal or module unload must cause. The login is MULTI: it
+ * joins the nexus' live channels (ib_srp's, beside it in tests/28)
+ * instead of ending them, so that those see the same logout.
  */
 static int case_await_logout(void)
 {
+	struct login_req l;
 	struct conn c;
-	int ret = login_tur(&c);
+	int ret;
 
+	default_login(&l);
+	l.flags = 1;		/* MULTI */
+	ret = login_ok(&c, &l);
+	if (!ret)
+		ret = tur_good(&c);
 	if (!ret) {
 		note("logged in; waiting for the target to log out");
 		ret = got_logout(&c, g_logout_reason);
