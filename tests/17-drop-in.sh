@@ -69,7 +69,7 @@ targetcli saveconfig /tmp/saved.json >/tmp/save.out 2>&1 || fail "saveconfig: $(
 cp /tmp/saved.json "$RESULTS/saved.json"
 attrs_saved=$(grep -A5 '"attributes"' /tmp/saved.json | grep srp_ | tr -d ' ,' | sort | xargs)
 log "saved: $attrs_saved"
-timeout 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clearconfig: $(cat /tmp/clear.out)"
+timed 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clearconfig: $(cat /tmp/clear.out)"
 rmdir "$SRPT_DIR" 2>/dev/null
 rmmod ib_srpt || fail "rmmod the in-kernel ib_srpt"
 
@@ -111,7 +111,7 @@ srp_logout || fail "logout"
 
 # --- by hand, as the in-kernel module's users write it
 for np in "$TPG_DIR"/np/*; do [ -d "$np" ] && rmdir "$np"; done
-timeout 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clearconfig: $(cat /tmp/clear.out)"
+timed 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clearconfig: $(cat /tmp/clear.out)"
 port_guid=$(sed 's/.*:\(....:....:....:....\)$/\1/' "/sys/class/infiniband/$HCA0/ports/1/gids/0")
 ini_guid=$(sed -E 's/(....)/\1:/g; s/:$//' <<<"$INI_PORT_GUID")
 # In the loopback rig the initiator's address is the one it logs in to.

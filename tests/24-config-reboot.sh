@@ -107,7 +107,7 @@ ibcm_unload
 log "before: RDMA/CM port $PORT, service GUID $GUID, 3 LUNs; 4 MiB written to fileio and block by ib_srp, 1 MiB by the IB CM initiator"
 
 # --- reboot
-timeout 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clearconfig: $(cat /tmp/clear.out)"
+timed 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clearconfig: $(cat /tmp/clear.out)"
 # The fabric directories targetcli made (srpt, iscsi, ...) hold their modules.
 for d in /sys/kernel/config/target/*/; do
 	[ "$d" = /sys/kernel/config/target/core/ ] || rmdir "$d" || fail "rmdir $d"

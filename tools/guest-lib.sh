@@ -80,6 +80,32 @@ wait_for() {
 	return 1
 }
 
+# timed SECS CMD...: run CMD (an admin tool: targetcli) with a deadline,
+# 4 times longer on the debug kernel. Past it, the kernel stacks of CMD's
+# processes and every blocked task (sysrq w) go to the kernel log - a hang
+# in the kernel and a tool that is only slow look alike from here - and
+# CMD is killed: returns 124, else CMD's status.
+timed() {
+	local secs=$1 pid i p
+	shift
+	[[ $(uname -r) == *srptdebug* ]] && secs=$((secs * 4))
+	"$@" &
+	pid=$!
+	for ((i = 0; i < secs * 2; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		sleep 0.5
+	done
+	for p in $pid $(pgrep -P "$pid"); do
+		echo "timed: $* (pid $p) still running after ${secs}s, in the kernel at:" >/dev/kmsg
+		sed 's/^/timed:   /' "/proc/$p/stack" >/dev/kmsg 2>/dev/null
+	done
+	echo w 2>/dev/null >/proc/sysrq-trigger
+	kill -9 "$pid" $(pgrep -P "$pid") 2>/dev/null
+	wait "$pid" 2>/dev/null
+	echo "timed out after ${secs}s (kernel stacks in dmesg)"
+	return 124
+}
+
 # scenario_args "NAME..." ARG...: the scenario's arguments (tools/vm.sh
 # passes them after the script) are NAME=VALUE for the NAMEs listed; each
 # sets that variable.  Anything else fails the scenario.
@@ -473,7 +499,7 @@ unload_target() {
 		rmdir "$np" 2>/tmp/rmdir.err ||
 			{ UNLOAD_ERR="rmdir $np: $(cat /tmp/rmdir.err)"; return 1; }
 	done
-	timeout 120 targetcli clearconfig confirm=True >/tmp/clearconfig.out 2>&1 ||
+	timed 120 targetcli clearconfig confirm=True >/tmp/clearconfig.out 2>&1 ||
 		{ UNLOAD_ERR="targetcli clearconfig: $(cat /tmp/clearconfig.out)"; return 1; }
 	if [ -d "$SRPT_DIR" ]; then
 		rmdir "$SRPT_DIR" 2>/tmp/rmdir.err ||
