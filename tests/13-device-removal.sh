@@ -26,6 +26,15 @@
 # in a loop.  The raw initiators are short-lived processes that end at
 # their first refused login: rxe cannot revoke user-space verbs, so the
 # removal waits for their processes to end.
+# ib_srp runs with register_always=0 (4k I/O then needs no memory
+# registration): on the debug kernel KASAN found a use-after-free in
+# ib_srp itself, in this scenario - its reconnect work (srp_rport_reconnect:
+# commands terminated first, then srp_create_ch_ib -> srp_destroy_qp
+# processes the old send CQ) handles the flushed completions of
+# registration WRs whose wr_cqe lies in the SCSI command, after the device
+# removal's srp_remove_target() has removed the SCSI host (and freed the
+# requests) and before it stops the reconnect work. An initiator bug, not
+# what this scenario tests.
 # stock: skip Debian's ib_srpt survives the removal, but after rdma link add it refuses logins until the target is configured again ("target port rxe0_1 has not yet been enabled"; seen by running it)
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -38,7 +47,10 @@ EXT2=0000000000000001
 
 setup_transport
 # Before ib_srpt (see above); no udev: the SCSI upper drivers by hand.
-modprobe -a sd_mod sg ib_srp || fail "modprobe ib_srp"
+modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
+modprobe ib_srp register_always=0 || fail "modprobe ib_srp"
+[ "$(cat /sys/module/ib_srp/parameters/register_always)" = N ] ||
+	fail "ib_srp was loaded before, with register_always on"
 load_target
 make_lun disk0 64M ramdisk
 make_acl

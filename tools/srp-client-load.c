@@ -212,12 +212,12 @@ int case_login_storm(void)
 
 /*
  * flood: keep every credit busy with 1 MiB WRITE(10)s (one direct
- * descriptor each, all to LBA 0) for --rounds seconds, then log out with
- * all of them outstanding. The target has to RDMA READ each one; when its
- * send queue holds fewer of those transfers than it grants credits, the
- * rest wait for room, and the logout (or a close from the target side:
- * TPG disabled, ACL removed, which also ends the flood) finds them
- * waiting. Fails if the login fails, if no write is ever answered, or if
+ * descriptor each, all to LBA 0) for --rounds seconds from the first
+ * answer, then log out with all of them outstanding. The target has to
+ * RDMA READ each one; when its send queue holds fewer of those transfers
+ * than it grants credits, the rest wait for room, and the logout (or a
+ * close from the target side: TPG disabled, ACL removed, which also ends
+ * the flood) finds them waiting. Fails if the login fails, if no write is ever answered, or if
  * the target answers nothing for --timeout while the channel is up.
  */
 #define FLOOD_LEN	(1u << 20)
@@ -243,7 +243,10 @@ int case_flood(void)
 	rw10_cdb(cdb, true, 0, FLOOD_LEN / 512);
 	end = now_ms() + (int64_t)g_rounds * 1000;
 	last = now_ms();
-	while (now_ms() < end && !dead(&c)) {
+	/* The --rounds seconds count from the first answer (it can take
+	 * longer than that on a debug kernel); no answer for --timeout fails
+	 * below. */
+	while ((now_ms() < end || !answered) && !dead(&c)) {
 		if (c.req_lim > 0 && c.nfree > RESERVED_SLOTS &&
 		    c.outstanding + RESERVED_SLOTS < c.nrecv) {
 			uint32_t len = build_data_cmd(&c, iu, cdb, 10, true,
@@ -257,7 +260,8 @@ int case_flood(void)
 		pump(&c, 100);
 		while ((a = take_iu(&c, false, 0, -1))) {
 			if (a->len && a->buf[0] == SRP_RSP) {
-				answered++;
+				if (!answered++)
+					end = now_ms() + (int64_t)g_rounds * 1000;
 				not_good += a->len < 20 || a->buf[19];
 				last = now_ms();
 			}
