@@ -428,15 +428,22 @@ static int case_login_ok(void)
 	return ret;
 }
 
-/* A channel with the default login, checked with a TEST UNIT READY. */
-static int login_tur(struct conn *c)
+/* A channel with the default login and multichannel action @flags
+ * (0 SINGLE, 1 MULTI), checked with a TEST UNIT READY. */
+static int login_tur_flags(struct conn *c, uint8_t flags)
 {
 	struct login_req l;
 	int ret;
 
 	default_login(&l);
+	l.flags = flags;
 	ret = login_ok(c, &l);
 	return ret ? ret : tur_good(c);
+}
+
+static int login_tur(struct conn *c)
+{
+	return login_tur_flags(c, 0);
 }
 
 /* After a refused login the target must still accept a valid one. */
@@ -1579,15 +1586,9 @@ static int got_logout(struct conn *c, uint32_t reason)
  */
 static int case_await_logout(void)
 {
-	struct login_req l;
 	struct conn c;
-	int ret;
+	int ret = login_tur_flags(&c, 1);	/* MULTI */
 
-	default_login(&l);
-	l.flags = 1;		/* MULTI */
-	ret = login_ok(&c, &l);
-	if (!ret)
-		ret = tur_good(&c);
 	if (!ret) {
 		note("logged in; waiting for the target to log out");
 		ret = got_logout(&c, g_logout_reason);
