@@ -49,9 +49,7 @@ log "initiator port removed"
 # Healthy again: reload and serve a new login.
 lsmod | grep -q '^ib_srpt' && fail "ib_srpt still loaded"
 load_target
-make_lun vol2-ram 16M ramdisk
-make_lun vol2-file 16M fileio
-make_lun vol2-blk 16M block
+make_luns vol2-ram:16M:ramdisk vol2-file:16M:fileio vol2-blk:16M:block
 make_acl
 out=$(srp_login) || fail "login after reload failed"
 mapfile -t disks <<<"$out"

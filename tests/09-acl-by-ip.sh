@@ -11,9 +11,7 @@
 KINDS=(ramdisk fileio block)
 setup_transport
 load_target
-make_lun byip-ram 16M ramdisk
-make_lun byip-file 16M fileio
-make_lun byip-blk 16M block
+make_luns byip-ram:16M:ramdisk byip-file:16M:fileio byip-blk:16M:block
 acls=$TPG_DIR/acls
 if SRP_EXPECT=1 srp_login >/dev/null; then
 	fail "login succeeded with no ACL at all"

@@ -25,8 +25,6 @@ setup_transport
 modprobe -a target_core_mod ib_cm rdma_cm || fail "modprobe LIO / CMs"
 pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork || fail "dbus-daemon"
 mkdir -p /etc/target
-targetcli_q set global auto_save_on_exit=false
-targetcli_q set global color_mode=false
 SRPT_DIR=/sys/kernel/config/target/srpt
 TGT_WWN=ib.$TGT_GID
 PARAM=/sys/module/ib_srpt/parameters/srpt_service_guid
@@ -54,14 +52,17 @@ log "in-kernel ib_srpt: srpt_service_guid=$stock_guid"
 modprobe brd rd_nr=1 rd_size=65536 || fail "modprobe brd"
 blkdev=/dev/ram0
 wait_for 10 test -b $blkdev || fail "no $blkdev"
-targetcli_q /backstores/ramdisk create disk-ram 32M || fail "ramdisk"
-targetcli_q /backstores/fileio create disk-file /tmp/disk-file.img 32M || fail "fileio"
-targetcli_q /backstores/block create disk-blk "$blkdev" || fail "block on $blkdev"
-targetcli_q /srpt create "$TGT_WWN" || fail "targetcli /srpt create $TGT_WWN"
-for b in ramdisk/disk-ram fileio/disk-file block/disk-blk; do
-	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/$b" || fail "lun $b"
-done
-targetcli_q "/srpt/$TGT_WWN/acls" create "ib.$INI_PORT_ID" || fail "acl ib.$INI_PORT_ID"
+{
+	echo "set global auto_save_on_exit=false color_mode=false"
+	echo "/backstores/ramdisk create disk-ram 32M"
+	echo "/backstores/fileio create disk-file /tmp/disk-file.img 32M"
+	echo "/backstores/block create disk-blk $blkdev"
+	echo "/srpt create $TGT_WWN"
+	for b in ramdisk/disk-ram fileio/disk-file block/disk-blk; do
+		echo "/srpt/$TGT_WWN/luns create /backstores/$b"
+	done
+	echo "/srpt/$TGT_WWN/acls create ib.$INI_PORT_ID"
+} | targetcli_batch || fail "the in-kernel module's LUNs and ACL (targetcli)"
 TPG_DIR=$(echo "$SRPT_DIR"/*"$TGT_GID"/tpgt_1)
 echo 128 >"$TPG_DIR/attrib/srp_sq_size" || fail "srp_sq_size=128 on the in-kernel module"
 echo 131072 >"$TPG_DIR/attrib/srp_max_rdma_size" || fail "srp_max_rdma_size on the in-kernel module"

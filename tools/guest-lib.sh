@@ -226,6 +226,16 @@ stock_srpt_ko() {
 }
 
 targetcli_q() { targetcli "$@" >/tmp/targetcli.out 2>&1 || { cat /tmp/targetcli.out; return 1; }; }
+# targetcli_batch: the targetcli commands on stdin, one a line, in one
+# targetcli process (each start of targetcli costs about 3 s under TCG).
+# targetcli goes on after a command that failed and exits 0: fail if any
+# said "Error:", showing what it said.
+targetcli_batch() {
+	if ! targetcli >/tmp/targetcli.out 2>&1 || grep -q 'Error:' /tmp/targetcli.out; then
+		cat /tmp/targetcli.out
+		return 1
+	fi
+}
 
 load_target() {
 	modprobe target_core_mod || fail "modprobe target_core_mod"
@@ -252,9 +262,9 @@ load_target() {
 	pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork ||
 		fail "dbus-daemon"
 	mkdir -p /etc/target
-	targetcli_q set global auto_save_on_exit=false
-	targetcli_q set global color_mode=false
-	targetcli_q /srpt create "ib.$TGT_GID" || fail "targetcli /srpt create ib.$TGT_GID"
+	printf '%s\n' "set global auto_save_on_exit=false color_mode=false" \
+		"/srpt create ib.$TGT_GID" | targetcli_batch ||
+		fail "targetcli /srpt create ib.$TGT_GID"
 	SRPT_DIR=/sys/kernel/config/target/srpt
 	TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}"/tpgt_1)
 	[ -d "$TPG_DIR" ] || TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}")
@@ -318,24 +328,27 @@ make_nullb() {
 # and SYNCHRONIZE CACHE for fsync: ramdisk emulates it, block gets a null_blk
 # with a 16 MiB cache; fileio (write-back) always has it.
 make_lun() {
+	lun_cmds "$@" >/tmp/lun.cmds || exit 1
+	targetcli_batch </tmp/lun.cmds || fail "make_lun $*"
+}
+# lun_cmds NAME SIZE [TYPE] [wce]: what make_lun does, as targetcli
+# commands on stdout (a null_blk device is made at once).
+lun_cmds() {
 	local name=$1 size=$2 type=${3:-ramdisk} wce=${4:-} dev
 	case $type in
-	ramdisk) targetcli_q /backstores/ramdisk create "$name" "$size" ;;
-	fileio) targetcli_q /backstores/fileio create "$name" "/tmp/$name.img" "$size" ;;
+	ramdisk) echo "/backstores/ramdisk create $name $size" ;;
+	fileio) echo "/backstores/fileio create $name /tmp/$name.img $size" ;;
 	block)
 		dev=$(make_nullb "$size" "${wce:+16}") || exit 1
-		targetcli_q /backstores/block create "$name" "$dev" ;;
-	*) fail "make_lun: unknown backstore type $type" ;;
-	esac || fail "$type create $name $size"
-	case $type:$wce in
-	ramdisk:wce)
-		echo 1 >/sys/kernel/config/target/core/rd_mcp_*/"$name"/attrib/emulate_write_cache ||
-			fail "cannot enable the write cache of $name" ;;
-	*:wce | *:) ;;
-	*) fail "make_lun: unknown option $wce" ;;
+		echo "/backstores/block create $name $dev" ;;
+	*) fail "make_lun: unknown backstore type $type" >&2 ;;
 	esac
-	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/$type/$name" ||
-		fail "lun create $name"
+	case $type:$wce in
+	ramdisk:wce) echo "/backstores/ramdisk/$name set attribute emulate_write_cache=1" ;;
+	*:wce | *:) ;;
+	*) fail "make_lun: unknown option $wce" >&2 ;;
+	esac
+	echo "/srpt/$TGT_WWN/luns create /backstores/$type/$name"
 }
 
 # shellcheck disable=SC2120  # scenarios pass an ID
@@ -515,16 +528,26 @@ unload_target() {
 }
 
 # Common start of a scenario: RDMA devices + target with LUNs + ACL.
-# standard_setup NAME:SIZE[:TYPE]...
+# standard_setup NAME:SIZE[:TYPE[:wce]]...
 standard_setup() {
-	local l spec
 	setup_transport
 	load_target
+	{ luns_cmds "$@" && echo "/srpt/$TGT_WWN/acls create ib.$INI_PORT_ID"; } >/tmp/setup.cmds ||
+		exit 1
+	targetcli_batch </tmp/setup.cmds || fail "standard_setup $*"
+}
+# luns_cmds NAME:SIZE[:TYPE[:wce]]...: lun_cmds of each.
+luns_cmds() {
+	local l spec
 	for l in "$@"; do
 		IFS=: read -r -a spec <<<"$l"
-		make_lun "${spec[@]}"
+		lun_cmds "${spec[@]}" || exit 1
 	done
-	make_acl
+}
+# make_luns NAME:SIZE[:TYPE[:wce]]...: make_lun of each, in one targetcli.
+make_luns() {
+	luns_cmds "$@" >/tmp/setup.cmds || exit 1
+	targetcli_batch </tmp/setup.cmds || fail "make_luns $*"
 }
 
 # Our module's resources file (debugfs, mounted by guest-init): "name
