@@ -188,6 +188,7 @@ static int __init srpt_init_module(void)
 
 	srpt_stats_init();
 	srpt_ch_debugfs_init();
+	srpt_cmd_init(srpt_ch_pin_live);
 	ret = srpt_io_init(srpt_handle_iu);
 	if (ret)
 		goto stats_exit;

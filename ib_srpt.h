@@ -440,9 +440,13 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @rsp_with_data: the response follows RDMA WRITEs of data-in
  * @lio: @se_cmd was initialised with LIO
  * @close_after: close the channel once the response went (SRP_T_LOGOUT)
- * @sub_tmr: an ABORT TASK of an ABORT TASK SET (srpt_cmd.c), not from the
- *	pool: its release counts down @sub_set instead
+ * @sub_tmr: an ABORT TASK of an ABORT or CLEAR TASK SET (srpt_cmd.c), not
+ *	from the pool: its release counts down @sub_set instead
  * @sub_set: see @sub_tmr
+ * @clear_tas: a CLEAR TASK SET from another I_T nexus aborts the command,
+ *	and the LU's TAS bit is set: if LIO aborts it, it is answered TASK
+ *	ABORTED (set and cleared under ch->lock: srpt_ch_tasks())
+ * @tas_rsp: LIO aborted it with @clear_tas set (srpt_aborted_task())
  * @logout: the IU is the target's SRP_T_LOGOUT (srpt_ch_send_logout())
  * @rsp_queued: the response is queued (srpt_send_rsp())
  * @in_order: the response waits in ch->sq_wait, behind every response
@@ -484,6 +488,8 @@ struct srpt_cmd {
 	bool			close_after;
 	bool			sub_tmr;
 	struct srpt_task_set	*sub_set;
+	bool			clear_tas;
+	bool			tas_rsp;
 	bool			logout;
 	bool			rsp_queued;
 	bool			in_order;
@@ -493,6 +499,18 @@ struct srpt_cmd {
 	struct scatterlist	table_sg;
 	srpt_table_done_fn	table_done;
 	struct list_head	entry;
+};
+
+/**
+ * struct srpt_task - a SCSI command a task set function aborts
+ * @ch: its channel (pinned: srpt_ch_pin())
+ * @tag: its tag
+ * @lun: its LUN, as the channel's ACL maps the LU
+ */
+struct srpt_task {
+	struct srpt_rdma_ch	*ch;
+	u64			tag;
+	u64			lun;
 };
 
 /**
@@ -535,7 +553,8 @@ struct srpt_cmd {
  * @cmds_busy: entries of @cmds not in @free_cmds (under @lock)
  * @cred_req_out: an SRP_CRED_REQ is unanswered (under @lock)
  * @cred_req_tag: the tag of the current or next SRP_CRED_REQ (under @lock)
- * @task_sets: ABORT TASK SET work items that may still use @sess
+ * @task_sets: ABORT and CLEAR TASK SET work items that may still use @sess
+ *	(srpt_ch_pin())
  * @busy: entries of @cmds in use, plus contexts dispatching IUs or
  *	starting queued work; the release work waits for 0
  * @iu_wait: received IUs not yet dispatched, in arrival order
@@ -674,8 +693,10 @@ static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat,
 }
 
 /* srpt_cmd.c: SRP requests and the LIO fabric callbacks of commands */
+/* Pins live channels (srpt_ch_pin()): srpt_ch_pin_live(). */
+typedef int (*srpt_pin_live_fn)(struct srpt_rdma_ch **chs, int max);
+void srpt_cmd_init(srpt_pin_live_fn pin_live);
 void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd);
-void srpt_wait_task_sets(struct srpt_rdma_ch *ch);
 int srpt_write_pending(struct se_cmd *se_cmd);
 int srpt_queue_data_in(struct se_cmd *se_cmd);
 int srpt_queue_status(struct se_cmd *se_cmd);
@@ -707,7 +728,11 @@ void srpt_repost_iu(struct srpt_cmd *cmd, bool credit);
 void srpt_put_cmd(struct srpt_cmd *cmd);
 bool srpt_cred_rsp_recv(struct srpt_rdma_ch *ch, u64 tag);
 void srpt_queue_work(struct work_struct *work);
-u32 srpt_ch_lun_tasks(struct srpt_rdma_ch *ch, u64 lun, u64 *tags, u32 max);
+bool srpt_ch_pin(struct srpt_rdma_ch *ch);
+void srpt_ch_unpin(struct srpt_rdma_ch *ch);
+void srpt_ch_wait_unpinned(struct srpt_rdma_ch *ch);
+u32 srpt_ch_tasks(struct srpt_rdma_ch *ch, const struct se_device *dev,
+		  u64 lun, bool tas, struct srpt_task *tasks, u32 max);
 void srpt_ch_wait_answered(struct srpt_rdma_ch *ch, u64 lun, const u64 *tag);
 int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci);
 void srpt_free_data(struct srpt_cmd *cmd);
@@ -730,6 +755,7 @@ void srpt_tport_register(struct srpt_tport *tport);
 void srpt_tport_unregister(struct srpt_tport *tport);
 int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
+int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max);
 int srpt_acl_channels(const struct se_node_acl *se_nacl,
 		      struct srpt_ch_info *info, int max);
 void srpt_tport_counts(struct srpt_tport *tport, struct srpt_port_counts *pc);

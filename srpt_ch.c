@@ -249,6 +249,30 @@ static bool srpt_ch_of_nexus(struct srpt_rdma_ch *ch, const void *other)
 }
 
 /**
+ * srpt_ch_pin_live() - pin every live channel (srpt_ch_pin())
+ * @chs: room for @max channels
+ * @max: entries in @chs
+ *
+ * Return: how many channels are live; the first of them, up to @max,
+ * are pinned and stored in @chs.
+ */
+int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max)
+{
+	struct srpt_rdma_ch *ch;
+	int n = 0;
+
+	spin_lock(&srpt_ch_lock);
+	list_for_each_entry(ch, &srpt_ch_list, entry) {
+		if (n >= max)
+			n += READ_ONCE(ch->state) == SRPT_CH_LIVE;
+		else if (srpt_ch_pin(ch))
+			chs[n++] = ch;
+	}
+	spin_unlock(&srpt_ch_lock);
+	return n;
+}
+
+/**
  * srpt_tpg_enable() - accept logins on a TPG, or stop and close channels
  * @stpg: TPG
  * @enable: new state
@@ -522,7 +546,7 @@ static void srpt_release_ch_work(struct work_struct *w)
 		srpt_cm_end(ch);
 	if (ch->sess) {
 		target_stop_session(ch->sess);
-		srpt_wait_task_sets(ch);
+		srpt_ch_wait_unpinned(ch);
 		target_wait_for_sess_cmds(ch->sess);
 		target_remove_session(ch->sess);
 		srpt_res_add(SRPT_RES_SESSIONS, -1);

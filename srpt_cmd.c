@@ -206,10 +206,8 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 
 /*
  * The LIO task management functions SRP functions map to. LIO implements
- * ABORT TASK and LOGICAL UNIT RESET; ABORT TASK SET and CLEAR ACA are
- * built here (srpt_task_set(), srpt_handle_tsk_mgmt()). CLEAR TASK SET
- * must abort the tasks of every I_T nexus on the LU, other fabrics' too,
- * which only LIO could do: it answers "not supported".
+ * ABORT TASK and LOGICAL UNIT RESET; ABORT TASK SET, CLEAR TASK SET and
+ * CLEAR ACA are built here (srpt_task_set(), srpt_handle_tsk_mgmt()).
  */
 static int srpt_tmf(u8 srp_function)
 {
@@ -232,15 +230,29 @@ static int srpt_tmf(u8 srp_function)
 /* Most tasks one ABORT TASK SET aborts: a channel has fewer commands. */
 #define SRPT_TASK_SET_MAX	(2 * SRPT_MAX_CREDITS)
 
+/* What pins the module's live channels (srpt_ch.c): srpt_cmd_init(). */
+static srpt_pin_live_fn srpt_pin_live;
+
 /**
- * struct srpt_task_set - an ABORT TASK SET in progress
+ * srpt_cmd_init() - connect this layer to the channel registry above it
+ * @pin_live: pins every live channel, for CLEAR TASK SET
+ */
+void srpt_cmd_init(srpt_pin_live_fn pin_live)
+{
+	srpt_pin_live = pin_live;
+}
+
+/**
+ * struct srpt_task_set - an ABORT TASK SET or CLEAR TASK SET in progress
  * @work: aborts the tasks, then answers @tmf
  * @tmf: the SRP_TSK_MGMT command
- * @lun: its LU
+ * @lun: its LUN
  * @left: ABORT TASKs not yet released by LIO, plus one while submitting
  * @done: completed when @left drops to 0
- * @n: tasks in @tags
- * @tags: the tags of the channel's tasks on @lun when it came
+ * @n_chs: entries in @chs
+ * @chs: the channels pinned for it (srpt_ch_pin()), @tmf's first
+ * @n: entries in @tasks
+ * @tasks: the tasks it aborts
  */
 struct srpt_task_set {
 	struct work_struct	work;
@@ -248,8 +260,10 @@ struct srpt_task_set {
 	u64			lun;
 	atomic_t		left;
 	struct completion	done;
+	u32			n_chs;
+	struct srpt_rdma_ch	**chs;
 	u32			n;
-	u64			tags[] __counted_by(n);
+	struct srpt_task	tasks[] __counted_by(n);
 };
 
 /* An ABORT TASK of @ts is over (LIO released it, or never took it). */
@@ -259,79 +273,192 @@ static void srpt_task_set_put(struct srpt_task_set *ts)
 		complete(&ts->done);
 }
 
+static void srpt_unpin_chs(struct srpt_rdma_ch **chs, u32 n)
+{
+	while (n--)
+		srpt_ch_unpin(chs[n]);
+	kvfree(chs);
+}
+
 /*
- * ABORT TASK SET: LIO keeps a task set per session, and every channel is a
- * session of its own, so the set is the channel's tasks on the LU. They
- * are aborted with LIO's ABORT TASK, all at once (an abort waits for the
- * backend to give its task up: one after the other, the later tasks would
- * complete meanwhile), each in a command outside the pool, from a work
- * item. The function completes when LIO has released them all - the tasks
- * are gone by then - and its SRP_RSP carries their credits.
+ * Abort the tasks of @ts with LIO's ABORT TASK, each on the session of its
+ * channel, all at once (an abort waits for the backend to give its task
+ * up: one after the other, the later tasks would complete meanwhile),
+ * each in a command outside the pools, from a work item. The function
+ * completes when LIO has released them all - the tasks are gone by then -
+ * and its SRP_RSP goes behind the responses of the tasks that completed
+ * instead, and carries their credits.
  */
 static void srpt_task_set_work(struct work_struct *w)
 {
 	struct srpt_task_set *ts = container_of(w, struct srpt_task_set, work);
 	struct srpt_cmd *tmf = ts->tmf, *subs, *sub;
-	struct srpt_rdma_ch *ch = tmf->ch;
 	u32 i;
 
 	subs = kvcalloc(ts->n, sizeof(*subs), GFP_KERNEL);
 	for (i = 0; subs && i < ts->n; i++) {
 		sub = &subs[i];
-		sub->ch = ch;
+		sub->ch = ts->tasks[i].ch;
 		sub->sub_tmr = true;
 		sub->sub_set = ts;
-		sub->tag = ts->tags[i];
+		sub->tag = ts->tasks[i].tag;
 		atomic_inc(&ts->left);
-		if (target_submit_tmr(&sub->se_cmd, ch->sess, NULL, ts->lun,
-				      NULL, TMR_ABORT_TASK, GFP_KERNEL,
-				      sub->tag, TARGET_SCF_ACK_KREF))
+		if (target_submit_tmr(&sub->se_cmd, sub->ch->sess, NULL,
+				      ts->tasks[i].lun, NULL, TMR_ABORT_TASK,
+				      GFP_KERNEL, sub->tag,
+				      TARGET_SCF_ACK_KREF))
 			srpt_task_set_put(ts);	/* the session is going away */
 	}
 	srpt_task_set_put(ts);
 	wait_for_completion(&ts->done);
 	kvfree(subs);
-	srpt_ch_wait_answered(ch, ts->lun, NULL);
-	/* Done with ch->sess: see srpt_wait_task_sets(). */
-	if (atomic_dec_and_test(&ch->task_sets))
-		wake_up_var(&ch->task_sets);
+	srpt_ch_wait_answered(tmf->ch, ts->lun, NULL);
 	srpt_send_tm_status(tmf, subs || !ts->n ? SRPT_TM_COMPLETE :
 						  SRPT_TM_FAILED);
-	kfree(ts);
+	/* Done with the sessions: see srpt_ch_wait_unpinned(). */
+	srpt_unpin_chs(ts->chs, ts->n_chs);
+	kvfree(ts);
 }
 
-/**
- * srpt_wait_task_sets() - wait until no ABORT TASK SET uses a session
- * @ch: channel being released, its session stopped (target_stop_session():
- *	ABORT TASKs submitted from now on fail at once)
- *
- * Call before target_remove_session() frees the session.
+/*
+ * The device of the LU @lun names for @ch, whether its TAS bit is set,
+ * and whether target ports of this fabric alone export it. Return: 0,
+ * -ENODEV (no such LUN) or -EOPNOTSUPP (another fabric exports it).
  */
-void srpt_wait_task_sets(struct srpt_rdma_ch *ch)
+static int srpt_lu_dev(struct srpt_rdma_ch *ch, u64 lun,
+		       const struct se_device **devp, bool *tas)
 {
-	wait_var_event(&ch->task_sets, !atomic_read(&ch->task_sets));
+	const struct target_core_fabric_ops *ops = ch->sess->se_tpg->se_tpg_tfo;
+	struct se_node_acl *nacl = ch->sess->se_node_acl;
+	struct se_device *dev = NULL;
+	struct se_dev_entry *deve;
+	struct se_lun *se_lun;
+	int ret = -ENODEV;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(deve, &nacl->lun_entry_hlist, link) {
+		if (deve->mapped_lun == lun && deve->se_lun) {
+			dev = rcu_dereference(deve->se_lun->lun_se_dev);
+			break;
+		}
+	}
+	if (dev) {
+		ret = 0;
+		*devp = dev;
+		*tas = dev->dev_attrib.emulate_tas;
+		spin_lock(&dev->se_port_lock);
+		list_for_each_entry(se_lun, &dev->dev_sep_list, lun_dev_link) {
+			if (se_lun->lun_tpg->se_tpg_tfo != ops)
+				ret = -EOPNOTSUPP;
+		}
+		spin_unlock(&dev->se_port_lock);
+	}
+	rcu_read_unlock();
+	return ret;
 }
 
-/* Start an ABORT TASK SET for @tmf; return 0 or -ENOMEM. */
-static int srpt_task_set(struct srpt_cmd *tmf, u64 lun)
+/* Whether channels @a and @b belong to one I_T nexus. */
+static bool srpt_same_nexus(const struct srpt_rdma_ch *a,
+			    const struct srpt_rdma_ch *b)
 {
-	struct srpt_rdma_ch *ch = tmf->ch;
-	struct srpt_task_set *ts;
-	u32 max = min_t(u32, ch->n_cmds, SRPT_TASK_SET_MAX);
+	return !memcmp(a->i_port_id, b->i_port_id, sizeof(a->i_port_id)) &&
+	       !memcmp(a->t_port_id, b->t_port_id, sizeof(a->t_port_id));
+}
 
-	ts = kzalloc(struct_size(ts, tags, max), GFP_KERNEL);
-	if (!ts)
-		return -ENOMEM;
+/*
+ * Pin the channels whose tasks a function of @ch may abort, @ch first:
+ * @ch alone, or (@clear) every live channel too (@ch among them again).
+ * Return: the channels (srpt_unpin_chs()), *@n_chs of them; NULL if @ch
+ * is no longer live (or no memory).
+ */
+static struct srpt_rdma_ch **srpt_pin_chs(struct srpt_rdma_ch *ch,
+					  bool clear, u32 *n_chs)
+{
+	struct srpt_rdma_ch **chs;
+	int max = 8, n;
+
+	for (;;) {
+		chs = kvcalloc(max, sizeof(*chs), GFP_KERNEL);
+		if (!chs)
+			return NULL;
+		if (!srpt_ch_pin(ch)) {
+			kvfree(chs);
+			return NULL;
+		}
+		chs[0] = ch;
+		n = clear ? 1 + srpt_pin_live(chs + 1, max - 1) : 1;
+		if (n <= max) {
+			*n_chs = n;
+			return chs;
+		}
+		srpt_unpin_chs(chs, max);	/* more logged in meanwhile */
+		max = n + 8;
+	}
+}
+
+/*
+ * Start an ABORT TASK SET or (@clear) a CLEAR TASK SET for @tmf on @lun,
+ * or answer it if it cannot be done.
+ *
+ * ABORT TASK SET: LIO keeps a task set per session, and every channel is
+ * a session of its own, so the set is the channel's tasks on the LU.
+ * CLEAR TASK SET: LIO reports one task set for all I_T nexuses (the
+ * control mode page's TST is 000), so it clears the tasks of every
+ * channel on the LU's device. Those of the other I_T nexuses are
+ * answered TASK ABORTED if the LU's TAS bit is set; otherwise they end
+ * without a response, as in LIO's LOGICAL UNIT RESET (no unit attention).
+ * Tasks of other fabrics cannot be aborted from here: if another fabric
+ * exports the LU, the function is not supported.
+ */
+static void srpt_task_set(struct srpt_cmd *tmf, u64 lun, bool clear)
+{
+	struct srpt_rdma_ch *ch = tmf->ch, **chs;
+	const struct se_device *dev = NULL;
+	struct srpt_task_set *ts;
+	u32 n_chs, max = 0, n = 0, i;
+	bool tas = false;
+	int ret = 0;
+
+	if (clear)
+		ret = srpt_lu_dev(ch, lun, &dev, &tas);
+	if (ret) {
+		if (ret == -EOPNOTSUPP)
+			pr_info_ratelimited("%s: CLEAR TASK SET of LUN %llu not supported: another fabric exports the LU\n",
+					    ch->sess_name, lun);
+		srpt_send_tm_status(tmf, ret == -ENODEV ?
+				    SRPT_TM_INVALID_FIELDS :
+				    SRPT_TM_NOT_SUPPORTED);
+		return;
+	}
+	chs = srpt_pin_chs(ch, clear, &n_chs);
+	for (i = 0; chs && i < n_chs; i++)
+		max += i && chs[i] == ch ? 0 : chs[i]->n_cmds;
+	if (!clear)
+		max = min_t(u32, max, SRPT_TASK_SET_MAX);
+	ts = chs ? kvzalloc(struct_size(ts, tasks, max), GFP_KERNEL) : NULL;
+	if (!ts) {
+		if (chs)
+			srpt_unpin_chs(chs, n_chs);
+		srpt_send_tm_status(tmf, SRPT_TM_FAILED);
+		return;
+	}
 	ts->n = max;
-	ts->n = srpt_ch_lun_tasks(ch, lun, ts->tags, max);
+	for (i = 0; i < n_chs; i++) {
+		if (i && chs[i] == ch)
+			continue;	/* pinned twice */
+		n += srpt_ch_tasks(chs[i], dev, lun,
+				   tas && !srpt_same_nexus(chs[i], ch),
+				   ts->tasks + n, max - n);
+	}
+	ts->n = n;
 	ts->tmf = tmf;
 	ts->lun = lun;
+	ts->chs = chs;
+	ts->n_chs = n_chs;
 	atomic_set(&ts->left, 1);
 	init_completion(&ts->done);
 	INIT_WORK(&ts->work, srpt_task_set_work);
-	atomic_inc(&ch->task_sets);
 	srpt_queue_work(&ts->work);
-	return 0;
 }
 
 static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
@@ -350,7 +477,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	}
 	cmd->tag = ti.tag;
 	tmf = srpt_tmf(ti.function);
-	if (tmf < 0 || tmf == TMR_CLEAR_TASK_SET) {
+	if (tmf < 0) {
 		pr_info_ratelimited("%s: task management function %#x not supported\n",
 				    ch->sess_name, ti.function);
 		srpt_send_tm_status(cmd, SRPT_TM_NOT_SUPPORTED);
@@ -361,9 +488,9 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 		srpt_send_tm_status(cmd, SRPT_TM_COMPLETE);
 		return;
 	}
-	if (tmf == TMR_ABORT_TASK_SET) {
-		if (srpt_task_set(cmd, scsilun_to_int(&ti.lun)))
-			srpt_send_tm_status(cmd, SRPT_TM_FAILED);
+	if (tmf == TMR_ABORT_TASK_SET || tmf == TMR_CLEAR_TASK_SET) {
+		srpt_task_set(cmd, scsilun_to_int(&ti.lun),
+			      tmf == TMR_CLEAR_TASK_SET);
 		return;
 	}
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
@@ -565,8 +692,10 @@ void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
  * srpt_aborted_task() - LIO aborted a command that gets no response
  * @se_cmd: command
  *
- * Nothing is sent (the initiator gave the task up); buffers and the
- * request's credit are released with the command in srpt_release_cmd().
+ * Nothing is sent (the initiator gave the task up), unless a CLEAR TASK
+ * SET of another I_T nexus aborted it on a LU with TAS set: then
+ * srpt_release_cmd() answers TASK ABORTED. Buffers and the request's
+ * credit are released with the command in srpt_release_cmd().
  */
 void srpt_aborted_task(struct se_cmd *se_cmd)
 {
@@ -574,6 +703,7 @@ void srpt_aborted_task(struct se_cmd *se_cmd)
 
 	pr_debug("%s: task %#llx aborted\n", cmd->ch->sess_name, cmd->tag);
 	srpt_ch_count(cmd->ch, SRPT_STAT_ABORTS, 1);
+	cmd->tas_rsp = READ_ONCE(cmd->clear_tas);
 }
 
 /**
@@ -601,6 +731,12 @@ void srpt_release_cmd(struct se_cmd *se_cmd)
 	}
 
 	srpt_free_data(cmd);
+	if (cmd->tas_rsp) {
+		/* LIO is done with it: the response is ours (no LIO). */
+		cmd->lio = false;
+		srpt_send_status(cmd, SAM_STAT_TASK_ABORTED, 0, 0);
+		return;
+	}
 	srpt_repost_iu(cmd, true);
 	srpt_put_cmd(cmd);
 }

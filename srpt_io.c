@@ -55,34 +55,93 @@ void srpt_queue_work(struct work_struct *work)
 }
 
 /**
- * srpt_ch_lun_tasks() - the tags of a channel's SCSI commands on a LU
+ * srpt_ch_pin() - keep a live channel's LIO session for a task set function
  * @ch: channel
- * @lun: LUN (as LIO unpacks it)
- * @tags: room for @max tags
- * @max: entries in @tags
  *
- * The commands handed to LIO before the caller's request, read without
- * the commands' own synchronisation: one that completes meanwhile may be
- * included or not (an ABORT TASK for it finds nothing). New commands are
- * not dispatched while the caller runs (it is the dispatcher).
+ * The release of a channel waits for its pins before it removes the
+ * session (srpt_ch_wait_unpinned()); a channel no longer live is not
+ * pinned. Context: any.
  *
- * Context: the channel's IU dispatch (srpt_handle_iu()).
- *
- * Return: how many tags were stored.
+ * Return: whether it was pinned; if so, srpt_ch_unpin() it.
  */
-u32 srpt_ch_lun_tasks(struct srpt_rdma_ch *ch, u64 lun, u64 *tags, u32 max)
+bool srpt_ch_pin(struct srpt_rdma_ch *ch)
 {
+	unsigned long flags;
+	bool live;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	live = ch->state == SRPT_CH_LIVE && ch->sess;
+	if (live)
+		atomic_inc(&ch->task_sets);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return live;
+}
+
+/**
+ * srpt_ch_unpin() - undo srpt_ch_pin()
+ * @ch: channel
+ */
+void srpt_ch_unpin(struct srpt_rdma_ch *ch)
+{
+	if (atomic_dec_and_test(&ch->task_sets))
+		wake_up_var(&ch->task_sets);
+}
+
+/**
+ * srpt_ch_wait_unpinned() - wait until no task set function uses a session
+ * @ch: channel being released: no longer live (so no new pins), its
+ *	session stopped (ABORT TASKs submitted from now on fail at once)
+ *
+ * Call before target_remove_session() frees the session.
+ */
+void srpt_ch_wait_unpinned(struct srpt_rdma_ch *ch)
+{
+	wait_var_event(&ch->task_sets, !atomic_read(&ch->task_sets));
+}
+
+/**
+ * srpt_ch_tasks() - a channel's SCSI commands on a LU
+ * @ch: channel, pinned (or the caller is its IU dispatch)
+ * @dev: the LU's device: its commands on it, whatever LUN the channel's
+ *	ACL maps it to; NULL: its commands on @lun
+ * @lun: see @dev
+ * @tas: mark them to be answered TASK ABORTED if LIO aborts them
+ *	(cmd->clear_tas)
+ * @tasks: room for @max
+ * @max: entries in @tasks
+ *
+ * The commands handed to LIO so far. One that completes meanwhile may be
+ * included or not (an ABORT TASK for it finds nothing; a command that
+ * reuses the tag before the ABORT TASK comes is aborted in its place).
+ *
+ * Return: how many were stored.
+ */
+u32 srpt_ch_tasks(struct srpt_rdma_ch *ch, const struct se_device *dev,
+		  u64 lun, bool tas, struct srpt_task *tasks, u32 max)
+{
+	unsigned long flags;
 	u32 i, n = 0;
 
+	/* ch->lock: a command taken from the pool has clear_tas unset. */
+	spin_lock_irqsave(&ch->lock, flags);
 	for (i = 0; i < ch->n_cmds && n < max; i++) {
 		struct srpt_cmd *cmd = &ch->cmds[i];
+		struct se_cmd *se = &cmd->se_cmd;
 
 		if (!READ_ONCE(cmd->lio) ||
-		    READ_ONCE(cmd->se_cmd.se_cmd_flags) & SCF_SCSI_TMR_CDB ||
-		    READ_ONCE(cmd->se_cmd.orig_fe_lun) != lun)
+		    READ_ONCE(se->se_cmd_flags) & SCF_SCSI_TMR_CDB)
 			continue;
-		tags[n++] = READ_ONCE(cmd->tag);
+		if (dev ? READ_ONCE(se->se_dev) != dev :
+			  READ_ONCE(se->orig_fe_lun) != lun)
+			continue;
+		tasks[n].ch = ch;
+		tasks[n].tag = READ_ONCE(cmd->tag);
+		tasks[n].lun = READ_ONCE(se->orig_fe_lun);
+		n++;
+		if (tas)
+			WRITE_ONCE(cmd->clear_tas, true);
 	}
+	spin_unlock_irqrestore(&ch->lock, flags);
 	return n;
 }
 
@@ -395,6 +454,7 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->logout = false;
 	cmd->rsp_queued = false;
 	cmd->in_order = false;
+	cmd->tas_rsp = false;
 	cmd->pending = SRPT_PEND_NONE;
 }
 
@@ -1476,6 +1536,7 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 		list_del_init(&iu->entry);
 		cmd = list_first_entry(&ch->free_cmds, struct srpt_cmd, entry);
 		list_del_init(&cmd->entry);
+		cmd->clear_tas = false;		/* see srpt_ch_tasks() */
 		ch->cmds_busy++;
 		srpt_ch_get(ch);
 		ch->iu_running = true;

@@ -15,6 +15,14 @@
 #   - ABORT TASK SET, which LIO lacks and ib_srpt builds from ABORT TASK,
 #     aborts 4 READs in flight on the slow LUN: no response for them, and
 #     the TMF's FUNCTION COMPLETE brings their credits (abort-task-set).
+#   - CLEAR TASK SET, which LIO lacks too, clears the tasks of every I_T
+#     nexus on the LU (LIO has one task set per LU): with 4 READs in flight
+#     on each of 3 channels (2 of one initiator port, 1 of another), on a
+#     slow LUN with TAS off and on one with TAS on (LIO's default): the
+#     issuing nexus' READs end without a response, the other nexus' READs
+#     with TASK ABORTED when TAS is on, and every credit comes back. Once
+#     iSCSI exports the LU too, whose tasks an SRP target cannot abort, it
+#     is "function not supported" with a log line (clear-task-set).
 # stock: skip the in-kernel module sends no SRP_CRED_REQ
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -23,20 +31,25 @@ standard_setup blk:64M:block
 raw_client_setup
 CH=/sys/kernel/debug/ib_srpt/channels
 
-# The slow LUN 1: a null_blk completing every I/O after 2 s.
+# slow_lun NAME TAS: a LUN on a null_blk completing every I/O after 2 s.
 modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
-nb=/sys/kernel/config/nullb/slow
-mkdir "$nb" || fail "mkdir $nb"
-{ echo 1 >"$nb/memory_backed" && echo 512 >"$nb/blocksize" && echo 16 >"$nb/size" &&
-	echo 2 >"$nb/irqmode" && echo 2000000000 >"$nb/completion_nsec" &&
-	echo 1 >"$nb/power"; } || fail "cannot configure the slow null_blk"
-slow=/dev/nullb$(cat "$nb/index")
-[ -b /dev/slow ] && slow=/dev/slow
-wait_for 10 test -b "$slow" || fail "no block device for $nb"
-targetcli_q /backstores/block create slow "$slow" || fail "block create slow"
-# Before the LUN exists: LIO takes no TAS change on an exported device.
-echo 0 >/sys/kernel/config/target/core/iblock_*/slow/attrib/emulate_tas || fail "emulate_tas=0"
-targetcli_q "/srpt/$TGT_WWN/luns" create /backstores/block/slow || fail "lun create slow"
+slow_lun() {
+	local nb=/sys/kernel/config/nullb/$1 dev
+	mkdir "$nb" || fail "mkdir $nb"
+	{ echo 1 >"$nb/memory_backed" && echo 512 >"$nb/blocksize" && echo 16 >"$nb/size" &&
+		echo 2 >"$nb/irqmode" && echo 2000000000 >"$nb/completion_nsec" &&
+		echo 1 >"$nb/power"; } || fail "cannot configure the slow null_blk $1"
+	dev=/dev/nullb$(cat "$nb/index")
+	[ -b "/dev/$1" ] && dev=/dev/$1
+	wait_for 10 test -b "$dev" || fail "no block device for $nb"
+	targetcli_q /backstores/block create "$1" "$dev" || fail "block create $1"
+	# Before the LUN exists: LIO takes no TAS change on an exported device.
+	echo "$2" >/sys/kernel/config/target/core/iblock_*/"$1"/attrib/emulate_tas ||
+		fail "emulate_tas=$2 on $1"
+	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/block/$1" || fail "lun create $1"
+}
+slow_lun slow 0		# LUN 1
+slow_lun slowtas 1	# LUN 2
 
 
 # --- a reset on another session aborts READs without a response.
@@ -48,6 +61,30 @@ log "LU reset from another channel: the aborted READs' credits came back in an S
 raw_client "$INI_PORT_ID" --lun 1 abort-task-set >/tmp/ats.out 2>&1 || fail "abort-task-set: $(cat /tmp/ats.out)"
 grep -E 'READs aborted' /tmp/ats.out | sed 's/^ */  /'
 log "ABORT TASK SET (built from LIO's ABORT TASK): 4 READs in flight aborted, credits back with its response"
+
+# --- CLEAR TASK SET over two I_T nexuses, TAS off (LUN 1) and on (LUN 2).
+OTHER_ID=0000000000000000c1ea75e700000001
+make_acl "$OTHER_ID"
+for lun in 1 2; do
+	raw_client "$INI_PORT_ID" --lun $lun --other-initiator "$OTHER_ID" clear-task-set \
+		>/tmp/cts.out 2>&1 || fail "clear-task-set on LUN $lun: $(cat /tmp/cts.out)"
+	grep -E "I_T nexus|TAS" /tmp/cts.out | sed 's/^ */  /'
+	log "CLEAR TASK SET on LUN $lun: the tasks of both I_T nexuses cleared, credits back"
+done
+# The same LU exported through iSCSI too (no portal: nobody logs in).
+IQN=iqn.2003-01.org.example:clear-task-set
+targetcli_q /iscsi create "$IQN" || fail "iscsi create"
+targetcli "/iscsi/$IQN/tpg1/portals" delete 0.0.0.0 3260 >/dev/null 2>&1
+targetcli_q "/iscsi/$IQN/tpg1/luns" create /backstores/block/slowtas || fail "iscsi lun create"
+raw_client "$INI_PORT_ID" --lun 2 --other-initiator "$OTHER_ID" --foreign-export clear-task-set \
+	>/tmp/cts.out 2>&1 || fail "clear-task-set with an iSCSI export: $(cat /tmp/cts.out)"
+grep -E "another fabric" /tmp/cts.out | sed 's/^ */  /'
+[ "$(klog_count 'CLEAR TASK SET of LUN 2 not supported: another fabric exports the LU')" -ge 1 ] ||
+	fail "no log line for the refused CLEAR TASK SET"
+targetcli_q /iscsi delete "$IQN" || fail "iscsi delete"
+rmdir /sys/kernel/config/target/iscsi || fail "rmdir the iscsi fabric"
+modprobe -r iscsi_target_mod || fail "modprobe -r iscsi_target_mod"
+log "CLEAR TASK SET on a LU iSCSI exports too: function not supported, its READs completed, one log line"
 
 # --- ib_srp: LU and host resets under verified I/O.
 srp_login "ch_count=2,queue_size=32" >/tmp/disks || fail "ib_srp login"
@@ -81,4 +118,4 @@ log "idle after the resets: both channels' initiators hold all their credits ($(
 srp_logout || fail "logout"
 wait_for 30 all_released || fail "channels not released"
 [ -z "$(klog_splats)" ] || fail "kernel splat: $(klog_splats)"
-pass "LU resets and a host reset under fio with 2 channels: every block verified, every credit back; credits of silently aborted READs returned in an SRP_CRED_REQ; ABORT TASK SET aborts READs in flight"
+pass "LU resets and a host reset under fio with 2 channels: every block verified, every credit back; credits of silently aborted READs returned in an SRP_CRED_REQ; ABORT TASK SET aborts READs in flight; CLEAR TASK SET clears both I_T nexuses' READs (TAS off and on), not supported beside iSCSI"

@@ -1044,7 +1044,7 @@ static int m_tsk_mgmt(struct conn *c)
 	    tm(c, 0x20, 0, 0x04, "function 0x20") ||
 	    tm(c, 0x02, 0, 0x00, "ABORT TASK SET, no task") ||
 	    tm(c, 0x40, 0, 0x00, "CLEAR ACA (there is no ACA)") ||
-	    tm(c, 0x04, 0, 0x04, "CLEAR TASK SET") ||
+	    tm(c, 0x04, 0, 0x00, "CLEAR TASK SET, no task") ||
 	    tm(c, 0x08, ~0ULL, 0x00, "LOGICAL UNIT RESET"))
 		return -1;
 	/* The LU reset leaves a unit attention; tur_good consumes it. */
@@ -1230,6 +1230,175 @@ static int case_cred_req(void)
 	if (!ret)
 		ret = tur_good(&b);
 	conn_close(&b);
+	conn_close(&a);
+	return ret;
+}
+
+/* --other-initiator: a second initiator port with an ACL (clear-task-set). */
+static uint8_t g_other_ini[16];
+static bool g_have_other_ini;
+/* --foreign-export: another fabric exports --lun too (clear-task-set). */
+static bool g_foreign_export;
+
+/* The TAS bit of --lun's control mode page, as the target reports it. */
+static int lu_tas(struct conn *c, bool *tas)
+{
+	uint8_t cdb[6] = { 0x1a, 0x08, 0x0a, 0, 64, 0 };	/* DBD, page 0Ah */
+	struct seg sg = { R_OFF, 64 };
+	const uint8_t *p = c->data + R_OFF + 4;
+	struct rsp r;
+
+	memset(c->data + R_OFF, 0, 64);
+	if (data_cmd(c, cdb, sizeof(cdb), false, DIRECT, &sg, 1, &r) ||
+	    r.status)
+		return failf("MODE SENSE of the control mode page: status %#x",
+			     r.status);
+	if ((p[0] & 0x3f) != 0x0a || p[1] < 10)
+		return failf("MODE SENSE: page %#x of %u bytes, want 0Ah", p[0],
+			     p[1]);
+	*tas = p[5] & 0x40;
+	return 0;
+}
+
+/* Of the READs with @tags, how many are answered with TASK ABORTED, how
+ * many otherwise (*@other); their responses are dropped. */
+static unsigned int task_aborted(struct conn *c, const uint64_t *tags,
+				 unsigned int *other)
+{
+	unsigned int i, k = 0;
+	struct rsp r;
+
+	*other = 0;
+	for (i = 0; i < 4; i++) {
+		struct iu *a = take_iu(c, true, tags[i], SRP_RSP);
+
+		if (a && !parse_rsp(a, tags[i], &r) && r.status == 0x40)
+			k++;
+		else if (a)
+			(*other)++;
+		free(a);
+	}
+	return k;
+}
+
+/* Wait until @c holds the credits it got at login (responses and
+ * SRP_CRED_REQs give them back). */
+static int credits_back(struct conn *c, const char *name)
+{
+	int64_t end = now_ms() + g_timeout_ms;
+
+	while (c->req_lim != c->req_lim_init) {
+		if (dead(c))
+			return failf("channel %s died", name);
+		if (now_ms() >= end)
+			return failf("channel %s: req_lim %d of %d, %u SRP_CRED_REQs after %d s",
+				     name, c->req_lim, c->req_lim_init,
+				     c->n_cred_req, g_timeout_ms / 1000);
+		pump(c, 100);
+	}
+	return 0;
+}
+
+/* Log in a, a2 (a's I_T nexus: MULTI) and b (--other-initiator). */
+static int three_channels(struct conn *a, struct conn *a2, struct conn *b)
+{
+	struct login_req l;
+
+	default_login(&l);
+	if (login_ok(a, &l))
+		return failctx("channel a");
+	l.flags = 1;		/* MULTI: a stays */
+	if (login_ok(a2, &l))
+		return failctx("channel a2");
+	memcpy(l.ini, g_other_ini, 16);
+	if (login_ok(b, &l))
+		return failctx("channel b (--other-initiator)");
+	return tur_good(a) || tur_good(a2) || tur_good(b);
+}
+
+/* After a CLEAR TASK SET of a: check what b, of another I_T nexus, got. */
+static int check_other_nexus(struct conn *b, const uint64_t *tb, bool tas)
+{
+	unsigned int ab, other;
+	int ret = credits_back(b, "b");
+
+	ab = task_aborted(b, tb, &other);
+	if (!ret && (other || ab != (tas ? 4 : 0)))
+		ret = failf("channel b (other I_T nexus, TAS %d): %u READs TASK ABORTED, %u answered otherwise; want %u and 0",
+			    tas, ab, other, tas ? 4 : 0);
+	if (!ret)
+		note("TAS %d: b's 4 READs %s, req_lim back to %d", tas,
+		     tas ? "answered TASK ABORTED" :
+			   "ended without a response", b->req_lim);
+	return ret;
+}
+
+/*
+ * CLEAR TASK SET, which LIO lacks. LIO reports one task set for all I_T
+ * nexuses (control mode page TST 000), so the target clears the tasks of
+ * every channel on the LU. 4 READs are in flight on a slow --lun (2 s an
+ * I/O) on each of a, a2 (a MULTI login of a's I_T nexus) and b (another
+ * initiator port, --other-initiator); a clears the task set: FUNCTION
+ * COMPLETE, no response for the READs of a and a2, TASK ABORTED for b's
+ * if the LU's TAS bit is set and none otherwise; every channel's credits
+ * come back (responses, SRP_CRED_REQs). With --foreign-export (another
+ * fabric exports the LU, whose tasks cannot be aborted here): FUNCTION
+ * NOT SUPPORTED, and every READ completes.
+ */
+static int case_clear_task_set(void)
+{
+	uint64_t ta[4], ta2[4], tb[4];
+	struct conn a, a2, b;
+	unsigned int late;
+	bool tas = false;
+	int ret;
+
+	memset(&a2, 0, sizeof(a2));
+	memset(&b, 0, sizeof(b));
+	if (!g_have_other_ini)
+		return failf("clear-task-set needs --other-initiator");
+	ret = three_channels(&a, &a2, &b);
+	if (!ret)
+		ret = lu_tas(&b, &tas);
+	if (!ret)
+		ret = send_reads(&a, ta) || send_reads(&a2, ta2) ||
+		      send_reads(&b, tb);
+	if (!ret) {
+		pump(&b, 300);		/* the READs reach the backend */
+		pump(&a2, 100);
+		pump(&a, 100);
+		ret = tm(&a, 0x04, 0, g_foreign_export ? 0x04 : 0x00,
+			 "CLEAR TASK SET over 12 READs on 3 channels");
+	}
+	if (!ret && g_foreign_export) {
+		ret = credits_back(&a, "a") || credits_back(&a2, "a2") ||
+		      credits_back(&b, "b");
+		late = answered(&a, ta, 4) + answered(&a2, ta2, 4) +
+		       answered(&b, tb, 4);
+		if (!ret && late != 12)
+			ret = failf("%u of 12 READs answered after a refused CLEAR TASK SET",
+				    late);
+		if (!ret)
+			note("another fabric exports the LU: not supported, all 12 READs completed");
+		goto out;
+	}
+	if (!ret)
+		ret = credits_back(&a, "a") || credits_back(&a2, "a2");
+	if (!ret) {
+		late = answered(&a, ta, 4) + answered(&a2, ta2, 4);
+		if (late)
+			ret = failf("%u of the 8 READs of a's I_T nexus answered after CLEAR TASK SET",
+				    late);
+	}
+	if (!ret) {
+		note("8 READs of a's I_T nexus (2 channels) aborted without a response, credits back");
+		ret = check_other_nexus(&b, tb, tas);
+	}
+	if (!ret)
+		ret = tur_good(&a) || tur_good(&a2) || tur_good(&b);
+out:
+	conn_close(&b);
+	conn_close(&a2);
 	conn_close(&a);
 	return ret;
 }
@@ -1697,8 +1866,9 @@ static const struct tcase cases[] = {
 	{ "bad-rkey", case_bad_rkey, "READ into a wrong rkey: error status or disconnect" },
 	{ "ext-table-rkey", case_ext_table_rkey, "external indirect table behind a wrong rkey: error status or disconnect" },
 	{ "task-attrs", case_task_attrs, "SIMPLE/HEAD OF QUEUE/ORDERED TUR GOOD, ACA refused by LIO (24h/00h)" },
-	{ "tsk-mgmt", case_tsk_mgmt, "ABORT TASK unknown tag, function 0x20, ABORT TASK SET, CLEAR ACA, CLEAR TASK SET (not supported), LUN RESET" },
+	{ "tsk-mgmt", case_tsk_mgmt, "ABORT TASK unknown tag, function 0x20, ABORT TASK SET, CLEAR ACA, CLEAR TASK SET, LUN RESET" },
 	{ "abort-task-set", case_abort_task_set, "(not in all) ABORT TASK SET over 4 READs in flight on a slow --lun: aborted, credits back" },
+	{ "clear-task-set", case_clear_task_set, "(not in all) CLEAR TASK SET over 4 READs in flight on a slow --lun on each of 3 channels, 2 I_T nexuses (--other-initiator; --foreign-export: refused)" },
 	{ "abort-race", case_abort_race, "ABORT TASK right after a 64 KiB READ, --rounds times (100): the READ's response never after the TMF's" },
 	{ "cred-req", case_cred_req, "(not in all) credits of READs a reset on another channel aborts come back in an SRP_CRED_REQ (slow --lun, TAS off)" },
 	{ "tsk-mgmt-short", case_tsk_mgmt_short, "SRP_TSK_MGMT of 20 bytes -> failure code" },
@@ -1721,7 +1891,7 @@ static bool in_all(const struct tcase *t)
 {
 	return t->fn != case_login_storm && t->fn != case_flood &&
 	       t->fn != case_await_logout && t->fn != case_cred_req &&
-	       t->fn != case_abort_task_set;
+	       t->fn != case_abort_task_set && t->fn != case_clear_task_set;
 }
 
 static void usage(FILE *f)
@@ -1730,13 +1900,16 @@ static void usage(FILE *f)
 		"                  --initiator-id HEX32 [--lun N] [--timeout SECS] [-v]\n"
 		"                  [--xfail CASE]... CASE... | all\n"
 		"                  [--rounds N] [--channels N] [--stop-file PATH] [--hold]\n"
-		"                  [--logout-reason N]\n"
+		"                  [--logout-reason N] [--other-initiator HEX32]\n"
+		"                  [--foreign-export]\n"
 		"       srp-client --list\n"
 		"--xfail CASE: a known failure; prints XFAIL (not counted) or XPASS\n"
 		"(counted as a failure: the marker is stale).\n"
 		"--rounds/--channels/--stop-file: for login-storm (default 20 x 4);\n"
 		"--rounds: seconds for flood.\n"
-		"--logout-reason: the SRP_T_LOGOUT reason await-logout wants (0).\n");
+		"--logout-reason: the SRP_T_LOGOUT reason await-logout wants (0).\n"
+		"--other-initiator: a second initiator port ID with an ACL, and\n"
+		"--foreign-export: another fabric exports --lun (clear-task-set).\n");
 }
 
 static const char *g_xfail[NCASES];
@@ -1760,6 +1933,8 @@ enum {
 	OPT_CHANNELS,
 	OPT_STOP_FILE,
 	OPT_LOGOUT_REASON,
+	OPT_OTHER_INITIATOR,
+	OPT_FOREIGN_EXPORT,
 };
 
 static const struct option options[] = {
@@ -1771,6 +1946,8 @@ static const struct option options[] = {
 	{ "channels", required_argument, NULL, OPT_CHANNELS },
 	{ "stop-file", required_argument, NULL, OPT_STOP_FILE },
 	{ "logout-reason", required_argument, NULL, OPT_LOGOUT_REASON },
+	{ "other-initiator", required_argument, NULL, OPT_OTHER_INITIATOR },
+	{ "foreign-export", no_argument, NULL, OPT_FOREIGN_EXPORT },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -1806,6 +1983,16 @@ static int client_opt(int opt, const char *arg)
 		break;
 	case OPT_LOGOUT_REASON:
 		g_logout_reason = strtoul(arg, NULL, 0);
+		break;
+	case OPT_OTHER_INITIATOR:
+		g_have_other_ini = !parse_hex(arg, g_other_ini, 16);
+		if (!g_have_other_ini) {
+			usage(stderr);
+			return -1;
+		}
+		break;
+	case OPT_FOREIGN_EXPORT:
+		g_foreign_export = true;
 		break;
 	default:
 		usage(stderr);
