@@ -14,6 +14,7 @@
  *   srpt_cmd.c     SRP requests (SCSI commands, TMFs), LIO callbacks
  *   srpt_io.c      channel state, receive/send rings, data movement; hands
  *                  received IUs up through the handler srpt_io_init() got
+ *   srpt_buf.c     receive buffers and the command pool of a channel
  *   srpt_proto.c   SRP wire format (no verbs, no LIO)
  *   srpt_stats.c   resource counters (debugfs) and the tracepoints of
  *                  srpt_trace.h, used by all of the above
@@ -692,6 +693,12 @@ static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat,
 	atomic64_add(n, &ch->stats[stat]);
 }
 
+/* The RDMA device of a channel. */
+static inline struct ib_device *srpt_ch_dev(struct srpt_rdma_ch *ch)
+{
+	return ch->sport->sdev->ib_dev;
+}
+
 /* srpt_cmd.c: SRP requests and the LIO fabric callbacks of commands */
 /* Pins live channels (srpt_ch_pin()): srpt_ch_pin_live(). */
 typedef int (*srpt_pin_live_fn)(struct srpt_rdma_ch **chs, int max);
@@ -719,7 +726,6 @@ bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
 		      const struct se_node_acl *se_nacl,
 		      struct srpt_ch_info *info);
 int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
-void srpt_free_ch_bufs(struct srpt_rdma_ch *ch);
 int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
 void srpt_ch_go_live(struct srpt_rdma_ch *ch);
 void srpt_ch_drain(struct srpt_rdma_ch *ch);
@@ -741,6 +747,10 @@ void srpt_start_read(struct srpt_cmd *cmd);
 int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
 		     srpt_table_done_fn done);
 void srpt_free_table(struct srpt_cmd *cmd);
+
+/* srpt_buf.c: receive buffers and the command pool of a channel */
+int srpt_alloc_bufs(struct srpt_rdma_ch *ch);
+void srpt_free_ch_bufs(struct srpt_rdma_ch *ch);
 
 /* srpt_ch.c: login, channel lifecycle, port and device registry */
 u32 srpt_max_req_size(void);
