@@ -10,7 +10,7 @@
 #   - A request that LIO ends without any response (a LOGICAL UNIT RESET
 #     from another session with TAS off) still gives its credit back: a
 #     raw channel with 4 READs in flight on a slow LUN (null_blk completing
-#     each I/O after 2 s, emulate_tas=0) gets an SRP_CRED_REQ with them
+#     each I/O after 5 s, emulate_tas=0) gets an SRP_CRED_REQ with them
 #     when another channel resets the LUN (srp-client case cred-req).
 #   - ABORT TASK SET, which LIO lacks and ib_srpt builds from ABORT TASK,
 #     aborts 4 READs in flight on the slow LUN: no response for them, and
@@ -31,13 +31,15 @@ standard_setup blk:64M:block
 raw_client_setup
 CH=/sys/kernel/debug/ib_srpt/channels
 
-# slow_lun NAME TAS: a LUN on a null_blk completing every I/O after 2 s.
+# slow_lun NAME TAS: a LUN on a null_blk completing every I/O after 5 s: the
+# resets and aborts must find the READs still in the backend (with 2 s, a
+# TCG stall once let 2 of 4 complete first).
 modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
 slow_lun() {
 	local nb=/sys/kernel/config/nullb/$1 dev
 	mkdir "$nb" || fail "mkdir $nb"
 	{ echo 1 >"$nb/memory_backed" && echo 512 >"$nb/blocksize" && echo 16 >"$nb/size" &&
-		echo 2 >"$nb/irqmode" && echo 2000000000 >"$nb/completion_nsec" &&
+		echo 2 >"$nb/irqmode" && echo 5000000000 >"$nb/completion_nsec" &&
 		echo 1 >"$nb/power"; } || fail "cannot configure the slow null_blk $1"
 	dev=/dev/nullb$(cat "$nb/index")
 	[ -b "/dev/$1" ] && dev=/dev/$1

@@ -1087,7 +1087,7 @@ static unsigned int answered(struct conn *c, const uint64_t *tags,
 
 /*
  * ABORT TASK SET, which LIO lacks, built from ABORT TASK: 4 READs in flight
- * on a slow --lun (2 s an I/O) are aborted - no SRP_RSP for them - and the
+ * on a slow --lun (5 s an I/O) are aborted - no SRP_RSP for them - and the
  * TMF's own response, FUNCTION COMPLETE, brings back their credits.
  */
 static int case_abort_task_set(void)
@@ -1177,7 +1177,7 @@ static int case_abort_race(void)
 /*
  * Credits of commands that end without a response come back all the same,
  * in an SRP_CRED_REQ. Channel b (its own LIO session) has 4 READs in flight
- * on --lun, which the scenario makes slow (each I/O takes 2 s) and
+ * on --lun, which the scenario makes slow (each I/O takes 5 s) and
  * without TAS, when channel a resets the LU half a second later: LIO then
  * aborts b's READs silently. b must get no SRP_RSP for them but an SRP_CRED_REQ (which
  * srp-conn answers) that brings its req_lim back to the login's.
@@ -1336,7 +1336,7 @@ static int check_other_nexus(struct conn *b, const uint64_t *tb, bool tas)
 /*
  * CLEAR TASK SET, which LIO lacks. LIO reports one task set for all I_T
  * nexuses (control mode page TST 000), so the target clears the tasks of
- * every channel on the LU. 4 READs are in flight on a slow --lun (2 s an
+ * every channel on the LU. 4 READs are in flight on a slow --lun (5 s an
  * I/O) on each of a, a2 (a MULTI login of a's I_T nexus) and b (another
  * initiator port, --other-initiator); a clears the task set: FUNCTION
  * COMPLETE, no response for the READs of a and a2, TASK ABORTED for b's
