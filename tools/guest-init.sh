@@ -53,6 +53,9 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 
 # tools/vm.sh takes this line for "the scenario started".
 echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK, transport=$TRANSPORT)"
+# In the kernel log too: tools/vm.sh tells reports of the boot from the
+# scenario's by it.
+echo "ib_srpt-test: scenario $SCRIPT starts" >/dev/kmsg
 cd /tmp || exit 1
 start=$(date +%s)
 bash "$PROJECT/$SCRIPT" "${ARGS[@]}" </dev/null &
