@@ -63,7 +63,7 @@ sq_small=$(send_queue)
 log "ib_srp req_lim after login: 100; send queue $sq_small (srp_sq_size=4)"
 for sync in 0 1; do
 	args=(--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=64
-	      --size=16M --runtime=6 --time_based --verify=crc32c "--sync=$sync" --randrepeat=0)
+	      --size=16M --verify=crc32c "--sync=$sync" --randrepeat=0)
 	for i in 0 1 2; do
 		args+=(--name="${KINDS[i]}" --filename="${disks[i]}")
 	done
