@@ -693,6 +693,14 @@ static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat,
 	atomic64_add(n, &ch->stats[stat]);
 }
 
+/* Whether two channels belong to one I_T nexus (same port identifiers). */
+static inline bool srpt_same_nexus(const struct srpt_rdma_ch *a,
+				   const struct srpt_rdma_ch *b)
+{
+	return !memcmp(a->i_port_id, b->i_port_id, sizeof(a->i_port_id)) &&
+	       !memcmp(a->t_port_id, b->t_port_id, sizeof(a->t_port_id));
+}
+
 /* The RDMA device of a channel. */
 static inline struct ib_device *srpt_ch_dev(struct srpt_rdma_ch *ch)
 {
@@ -701,7 +709,8 @@ static inline struct ib_device *srpt_ch_dev(struct srpt_rdma_ch *ch)
 
 /* srpt_cmd.c: SRP requests and the LIO fabric callbacks of commands */
 /* Pins live channels (srpt_ch_pin()): srpt_ch_pin_live(). */
-typedef int (*srpt_pin_live_fn)(struct srpt_rdma_ch **chs, int max);
+typedef int (*srpt_pin_live_fn)(struct srpt_rdma_ch **chs, int max,
+				const struct srpt_rdma_ch *skip);
 void srpt_cmd_init(srpt_pin_live_fn pin_live);
 void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd);
 int srpt_write_pending(struct se_cmd *se_cmd);
@@ -765,7 +774,8 @@ void srpt_tport_register(struct srpt_tport *tport);
 void srpt_tport_unregister(struct srpt_tport *tport);
 int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
-int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max);
+int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
+		     const struct srpt_rdma_ch *skip);
 int srpt_acl_channels(const struct se_node_acl *se_nacl,
 		      struct srpt_ch_info *info, int max);
 void srpt_tport_counts(struct srpt_tport *tport, struct srpt_port_counts *pc);

@@ -242,27 +242,28 @@ static bool srpt_ch_any(struct srpt_rdma_ch *ch, const void *unused)
 
 static bool srpt_ch_of_nexus(struct srpt_rdma_ch *ch, const void *other)
 {
-	const struct srpt_rdma_ch *o = other;
-
-	return ch != o && !memcmp(ch->i_port_id, o->i_port_id, 16) &&
-	       !memcmp(ch->t_port_id, o->t_port_id, 16);
+	return ch != other && srpt_same_nexus(ch, other);
 }
 
 /**
- * srpt_ch_pin_live() - pin every live channel (srpt_ch_pin())
+ * srpt_ch_pin_live() - pin every live channel (srpt_ch_pin()) but one
  * @chs: room for @max channels
  * @max: entries in @chs
+ * @skip: the channel left out (the caller pinned it already)
  *
  * Return: how many channels are live; the first of them, up to @max,
  * are pinned and stored in @chs.
  */
-int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max)
+int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
+		     const struct srpt_rdma_ch *skip)
 {
 	struct srpt_rdma_ch *ch;
 	int n = 0;
 
 	spin_lock(&srpt_ch_lock);
 	list_for_each_entry(ch, &srpt_ch_list, entry) {
+		if (ch == skip)
+			continue;
 		if (n >= max)
 			n += READ_ONCE(ch->state) == SRPT_CH_LIVE;
 		else if (srpt_ch_pin(ch))

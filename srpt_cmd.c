@@ -357,17 +357,9 @@ static int srpt_lu_dev(struct srpt_rdma_ch *ch, u64 lun,
 	return ret;
 }
 
-/* Whether channels @a and @b belong to one I_T nexus. */
-static bool srpt_same_nexus(const struct srpt_rdma_ch *a,
-			    const struct srpt_rdma_ch *b)
-{
-	return !memcmp(a->i_port_id, b->i_port_id, sizeof(a->i_port_id)) &&
-	       !memcmp(a->t_port_id, b->t_port_id, sizeof(a->t_port_id));
-}
-
 /*
  * Pin the channels whose tasks a function of @ch may abort, @ch first:
- * @ch alone, or (@clear) every live channel too (@ch among them again).
+ * @ch alone, or (@clear) every other live channel too.
  * Return: the channels (srpt_unpin_chs()), *@n_chs of them; NULL if @ch
  * is no longer live (or no memory).
  */
@@ -386,7 +378,7 @@ static struct srpt_rdma_ch **srpt_pin_chs(struct srpt_rdma_ch *ch,
 			return NULL;
 		}
 		chs[0] = ch;
-		n = clear ? 1 + srpt_pin_live(chs + 1, max - 1) : 1;
+		n = clear ? 1 + srpt_pin_live(chs + 1, max - 1, ch) : 1;
 		if (n <= max) {
 			*n_chs = n;
 			return chs;
@@ -432,7 +424,7 @@ static void srpt_task_set(struct srpt_cmd *tmf, u64 lun, bool clear)
 	}
 	chs = srpt_pin_chs(ch, clear, &n_chs);
 	for (i = 0; chs && i < n_chs; i++)
-		max += i && chs[i] == ch ? 0 : chs[i]->n_cmds;
+		max += chs[i]->n_cmds;
 	if (!clear)
 		max = min_t(u32, max, SRPT_TASK_SET_MAX);
 	ts = chs ? kvzalloc(struct_size(ts, tasks, max), GFP_KERNEL) : NULL;
@@ -443,13 +435,10 @@ static void srpt_task_set(struct srpt_cmd *tmf, u64 lun, bool clear)
 		return;
 	}
 	ts->n = max;
-	for (i = 0; i < n_chs; i++) {
-		if (i && chs[i] == ch)
-			continue;	/* pinned twice */
+	for (i = 0; i < n_chs; i++)
 		n += srpt_ch_tasks(chs[i], dev, lun,
 				   tas && !srpt_same_nexus(chs[i], ch),
 				   ts->tasks + n, max - n);
-	}
 	ts->n = n;
 	ts->tmf = tmf;
 	ts->lun = lun;
