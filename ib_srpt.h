@@ -14,7 +14,8 @@
  *   srpt_cmd.c     SRP requests (SCSI commands, TMFs), LIO callbacks
  *   srpt_io.c      channel state, receive/send rings, data movement; hands
  *                  received IUs up through the handler srpt_io_init() got
- *   srpt_buf.c     receive buffers and the command pool of a channel
+ *   srpt_buf.c     receive buffers (a channel's, or a device's SRQ) and
+ *                  the command pool of a channel
  *   srpt_proto.c   SRP wire format (no verbs, no LIO)
  *   srpt_stats.c   resource counters (debugfs) and the tracepoints of
  *                  srpt_trace.h, used by all of the above
@@ -118,6 +119,9 @@ struct srpt_port {
  *	off it once removal has started
  * @removing: removal has started: channel releases no longer wait for
  *	a port of it to come back (srpt_ch.c)
+ * @srq: the shared receive queue of the channels logged in with use_srq=1,
+ *	made at the first such login, freed when the last of them is
+ *	released (srpt_ch.c); or NULL
  * @port_cnt: number of entries in @port
  * @port: per port state
  */
@@ -129,6 +133,7 @@ struct srpt_device {
 	struct ib_event_handler	event_handler;
 	struct list_head	entry;
 	bool			removing;
+	struct srpt_srq		*srq;
 	u32			port_cnt;
 	struct srpt_port	port[] __counted_by(port_cnt);
 };
@@ -140,7 +145,8 @@ struct srpt_device {
  * @sq_size: most send queue work requests per channel (responses and
  *	RDMA), at least SRPT_MIN_SEND_WRS; fewer if the credits need fewer
  * @credits: receive buffers, and so credits, per channel
- * @use_srq: always 0 (no shared receive queue; the in-kernel module's name)
+ * @use_srq: new channels share the device's receive queue (struct
+ *	srpt_srq) instead of having @credits receive buffers each
  * @max_channels: most channels of the target port, 0 for no limit
  * @max_nexus_channels: most channels of one initiator port to the target
  *	port (one I_T nexus), 0 for no limit
@@ -357,18 +363,69 @@ struct srpt_cm_ops {
 };
 
 /**
+ * struct srpt_recv_layout - how receive buffers are laid out
+ * @size: bytes an IU may have (MAX_IT_IU_LEN), received at @pad
+ * @imm_data_offset: where immediate data starts in an IU, 0 if none
+ * @pad: bytes in front of the IU, so that immediate data starts on a page
+ *	boundary as block devices need it
+ * @alloc: bytes allocated per buffer (whole pages if @imm_data_offset)
+ * @imm_sg_cnt: scatterlist entries per buffer for immediate data
+ */
+struct srpt_recv_layout {
+	u32	size;
+	u16	imm_data_offset;
+	u32	pad;
+	u32	alloc;
+	u32	imm_sg_cnt;
+};
+
+/*
+ * The immediate data offset the receive buffers of an SRQ are laid out
+ * for: ib_srp's (an SRP_CMD, 16 bytes of additional CDB, the 4-byte
+ * descriptor of the data). A channel on the SRQ that asks for another
+ * gets no immediate data.
+ */
+#define SRPT_SRQ_IMM_OFFSET	68
+
+struct srpt_recv_iu;
+
+/**
+ * struct srpt_srq - a shared receive queue: the receive buffers of all
+ *	channels of a device that logged in with use_srq=1
+ * @srq: the verbs SRQ
+ * @sdev: its device
+ * @users: channels that use it (srpt_ch.c, under its SRQ mutex)
+ * @size: receive buffers, all posted unless a channel holds them
+ * @layout: their layout (srp_max_req_size bytes, immediate data at
+ *	SRPT_SRQ_IMM_OFFSET)
+ * @recv: the buffers
+ * @imm_sgs: their scatterlists for immediate data
+ */
+struct srpt_srq {
+	struct ib_srq		*srq;
+	struct srpt_device	*sdev;
+	u32			users;
+	u32			size;
+	struct srpt_recv_layout	layout;
+	struct srpt_recv_iu	*recv;
+	struct scatterlist	*imm_sgs;
+};
+
+/**
  * struct srpt_recv_iu - a receive buffer
  * @cqe: completion handler
- * @ch: channel
- * @base: the allocation, ch->recv_pad bytes before @buf
- * @buf: where the IU is received, ch->max_req_size bytes
+ * @srq: the SRQ the buffer belongs to, or NULL: to @ch
+ * @ch: channel (of an SRQ buffer: the one that received into it last)
+ * @base: the allocation, layout.pad bytes before @buf
+ * @buf: where the IU is received, layout.size bytes
  * @dma: DMA address of @buf
  * @len: bytes received
- * @imm_sg: ch->imm_sg_cnt entries for the immediate data of an SRP_CMD
+ * @imm_sg: layout.imm_sg_cnt entries for the immediate data of an SRP_CMD
  * @entry: in ch->iu_wait while not yet dispatched
  */
 struct srpt_recv_iu {
 	struct ib_cqe		cqe;
+	struct srpt_srq		*srq;
 	struct srpt_rdma_ch	*ch;
 	void			*base;
 	void			*buf;
@@ -503,6 +560,18 @@ struct srpt_cmd {
 };
 
 /**
+ * struct srpt_cmd_chunk - commands added to a channel's pool at once
+ * @entry: in ch->cmd_chunks
+ * @n: entries in @cmds
+ * @cmds: the commands
+ */
+struct srpt_cmd_chunk {
+	struct list_head	entry;
+	u32			n;
+	struct srpt_cmd		cmds[] __counted_by(n);
+};
+
+/**
  * struct srpt_task - a SCSI command a task set function aborts
  * @ch: its channel (pinned: srpt_ch_pin())
  * @tag: its tag
@@ -538,20 +607,24 @@ struct srpt_task {
  * @rq_size: receive buffers, credits granted at login
  * @sq_size: send queue work requests asked for (before rdma_rw adds the
  *	RDMA contexts' own)
- * @n_cmds: commands in @cmds
  * @max_req_size: MAX_IT_IU_LEN, size of a receive buffer
  * @max_rsp_size: MAX_TI_IU_LEN, size of a response buffer
  * @max_rdma_size: most bytes per RDMA context
  * @imm_data_offset: immediate data offset, 0 if not granted
- * @recv_pad: bytes in front of each receive buffer, so that immediate
- *	data starts on a page boundary as block devices need it
- * @recv_alloc: bytes allocated per receive buffer
- * @imm_sg_cnt: scatterlist entries per receive buffer for immediate data
- * @recv: receive buffers
+ * @srq: the device's shared receive queue the channel receives from, or
+ *	NULL: it has receive buffers of its own
+ * @last_wqe: the QP (on @srq) took its last receive (IB_EVENT_QP_LAST_WQE_REACHED)
+ * @layout: layout of the receive buffers (the SRQ's, with @srq)
+ * @recv: receive buffers (@rq_size of them), NULL with @srq
  * @imm_sgs: the scatterlists of all receive buffers
- * @cmds: command pool
- * @free_cmds: unused entries of @cmds
- * @cmds_busy: entries of @cmds not in @free_cmds (under @lock)
+ * @cmd_chunks: the command pool (struct srpt_cmd_chunk); grows, under
+ *	@lock, up to @max_cmds, and shrinks only when the channel is freed
+ * @n_cmds: commands in @cmd_chunks
+ * @max_cmds: most commands the pool grows to
+ * @grow_work: adds commands to the pool (srpt_io.c)
+ * @growing: @grow_work is queued or running (under @lock)
+ * @free_cmds: unused commands of the pool
+ * @cmds_busy: commands not in @free_cmds (under @lock)
  * @cred_req_out: an SRP_CRED_REQ is unanswered (under @lock)
  * @cred_req_tag: the tag of the current or next SRP_CRED_REQ (under @lock)
  * @task_sets: ABORT and CLEAR TASK SET work items that may still use @sess
@@ -611,17 +684,20 @@ struct srpt_rdma_ch {
 	bool				iu_running;
 	u32				rq_size;
 	u32				sq_size;
-	u32				n_cmds;
 	u32				max_req_size;
 	u32				max_rsp_size;
 	u32				max_rdma_size;
 	u16				imm_data_offset;
-	u32				recv_pad;
-	u32				recv_alloc;
-	u32				imm_sg_cnt;
+	struct srpt_srq			*srq;
+	struct completion		last_wqe;
+	struct srpt_recv_layout		layout;
 	struct srpt_recv_iu		*recv;
 	struct scatterlist		*imm_sgs;
-	struct srpt_cmd			*cmds;
+	struct list_head		cmd_chunks;
+	u32				n_cmds;
+	u32				max_cmds;
+	struct work_struct		grow_work;
+	bool				growing;
 	struct list_head		free_cmds;
 	u32				cmds_busy;
 	bool				cred_req_out;
@@ -735,6 +811,8 @@ bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
 		      const struct se_node_acl *se_nacl,
 		      struct srpt_ch_info *info);
 int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
+struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
+				 u32 iu_size);
 int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
 void srpt_ch_go_live(struct srpt_rdma_ch *ch);
 void srpt_ch_drain(struct srpt_rdma_ch *ch);
@@ -757,9 +835,17 @@ int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
 		     srpt_table_done_fn done);
 void srpt_free_table(struct srpt_cmd *cmd);
 
-/* srpt_buf.c: receive buffers and the command pool of a channel */
-int srpt_alloc_bufs(struct srpt_rdma_ch *ch);
+/* srpt_buf.c: receive buffers (a channel's or an SRQ's), command pools */
+void srpt_recv_layout(struct srpt_recv_layout *l, u32 size, u16 imm_offset);
+int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch);
+struct srpt_cmd_chunk *srpt_alloc_cmds(struct srpt_rdma_ch *ch, u32 n,
+				       gfp_t gfp);
 void srpt_free_ch_bufs(struct srpt_rdma_ch *ch);
+struct srpt_srq *srpt_srq_create(struct srpt_device *sdev, u32 size,
+				 u32 iu_size,
+				 void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+int srpt_srq_post(struct srpt_recv_iu *iu);
+void srpt_srq_destroy(struct srpt_srq *srq);
 
 /* srpt_ch.c: login, channel lifecycle, port and device registry */
 u32 srpt_max_req_size(void);
@@ -816,6 +902,8 @@ void srpt_fabric_unregister(void);
  * @SRPT_RES_RECV_BYTES: bytes of receive buffers
  * @SRPT_RES_SEND_BYTES: bytes of response (send) buffers
  * @SRPT_RES_CMD_SLOTS: command pool entries
+ * @SRPT_RES_CMD_BYTES: bytes of the command pools (without their response
+ *	buffers: @SRPT_RES_SEND_BYTES)
  * @SRPT_RES_RW_TABLES: RDMA context tables too large for a command
  * @SRPT_RES_DATA_BYTES: bytes of data buffers of commands in flight
  * @SRPT_RES_TABLE_BYTES: bytes of indirect tables fetched from initiators
@@ -828,6 +916,7 @@ enum srpt_res {
 	SRPT_RES_RECV_BYTES,
 	SRPT_RES_SEND_BYTES,
 	SRPT_RES_CMD_SLOTS,
+	SRPT_RES_CMD_BYTES,
 	SRPT_RES_RW_TABLES,
 	SRPT_RES_DATA_BYTES,
 	SRPT_RES_TABLE_BYTES,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The memory of an SRP channel: its receive buffers (laid out for
- * immediate data), the command pool and the commands' response buffers,
- * all allocated at login and freed at release. Completion handlers and
+ * The memory of SRP channels: receive buffers (laid out for immediate
+ * data), either a channel's own or those of its device's shared receive
+ * queue, and a channel's command pool with the commands' response
+ * buffers. A channel's own buffers are allocated at login and freed at
+ * release; an SRQ lives as long as its device. Completion handlers and
  * the use of these buffers are srpt_io.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -38,51 +40,51 @@ static void srpt_free_dma_buf(struct ib_device *dev, void *buf, u64 dma,
 	srpt_res_add(SRPT_RES_SEND_BYTES, -(long)size);
 }
 
-/*
- * Receive buffers. With immediate data granted, the data of an SRP_CMD
- * sits at imm_data_offset in the IU and LIO hands it to the backstore
- * in place. A block device needs it aligned (null_blk, for one, copies
- * whole 512-byte sectors and silently mixes up a buffer that is not), so
- * each buffer is whole pages and the IU is received recv_pad bytes into
- * it: the immediate data then starts on a page boundary.
+/**
+ * srpt_recv_layout() - lay receive buffers out
+ * @l: the layout to fill in
+ * @size: bytes an IU may have
+ * @imm_offset: where immediate data starts in an IU, 0 if none
+ *
+ * With immediate data, the data of an SRP_CMD sits at @imm_offset in the
+ * IU and LIO hands it to the backstore in place. A block device needs it
+ * aligned (null_blk, for one, copies whole 512-byte sectors and silently
+ * mixes up a buffer that is not), so each buffer is whole pages and the
+ * IU is received l->pad bytes into it: the immediate data then starts on
+ * a page boundary.
  */
-static void srpt_recv_layout(struct srpt_rdma_ch *ch)
+void srpt_recv_layout(struct srpt_recv_layout *l, u32 size, u16 imm_offset)
 {
-	u32 data_max;
-
-	ch->recv_pad = 0;
-	ch->imm_sg_cnt = 0;
-	ch->recv_alloc = ch->max_req_size;
-	if (!ch->imm_data_offset)
+	l->size = size;
+	l->imm_data_offset = imm_offset;
+	l->pad = 0;
+	l->imm_sg_cnt = 0;
+	l->alloc = size;
+	if (!imm_offset || imm_offset >= size)
 		return;
-	ch->recv_pad = (PAGE_SIZE - ch->imm_data_offset % PAGE_SIZE) %
-		       PAGE_SIZE;
-	ch->recv_alloc = PAGE_ALIGN(ch->recv_pad + ch->max_req_size);
-	data_max = ch->max_req_size - ch->imm_data_offset;
-	ch->imm_sg_cnt = DIV_ROUND_UP(data_max, PAGE_SIZE);
+	l->pad = (PAGE_SIZE - imm_offset % PAGE_SIZE) % PAGE_SIZE;
+	l->alloc = PAGE_ALIGN(l->pad + size);
+	l->imm_sg_cnt = DIV_ROUND_UP(size - imm_offset, PAGE_SIZE);
 }
 
-static int srpt_alloc_recv_buf(struct srpt_rdma_ch *ch,
+static int srpt_alloc_recv_buf(struct ib_device *dev,
+			       const struct srpt_recv_layout *l,
 			       struct srpt_recv_iu *iu)
 {
-	struct ib_device *dev = srpt_ch_dev(ch);
-
-	if (ch->imm_data_offset)
-		iu->base = alloc_pages_exact(ch->recv_alloc,
-					     GFP_KERNEL | __GFP_ZERO);
+	if (l->imm_sg_cnt)
+		iu->base = alloc_pages_exact(l->alloc, GFP_KERNEL | __GFP_ZERO);
 	else
-		iu->base = kzalloc(ch->recv_alloc, GFP_KERNEL);
+		iu->base = kzalloc(l->alloc, GFP_KERNEL);
 	if (!iu->base)
 		return -ENOMEM;
-	iu->buf = iu->base + ch->recv_pad;
-	iu->dma = ib_dma_map_single(dev, iu->buf, ch->max_req_size,
-				    DMA_FROM_DEVICE);
+	iu->buf = iu->base + l->pad;
+	iu->dma = ib_dma_map_single(dev, iu->buf, l->size, DMA_FROM_DEVICE);
 	if (!ib_dma_mapping_error(dev, iu->dma)) {
-		srpt_res_add(SRPT_RES_RECV_BYTES, ch->recv_alloc);
+		srpt_res_add(SRPT_RES_RECV_BYTES, l->alloc);
 		return 0;
 	}
-	if (ch->imm_data_offset)
-		free_pages_exact(iu->base, ch->recv_alloc);
+	if (l->imm_sg_cnt)
+		free_pages_exact(iu->base, l->alloc);
 	else
 		kfree(iu->base);
 	iu->base = NULL;
@@ -90,110 +92,257 @@ static int srpt_alloc_recv_buf(struct srpt_rdma_ch *ch,
 }
 
 /* Undo srpt_alloc_recv_buf(); nothing to do if it never succeeded. */
-static void srpt_free_recv_buf(struct srpt_rdma_ch *ch,
+static void srpt_free_recv_buf(struct ib_device *dev,
+			       const struct srpt_recv_layout *l,
 			       struct srpt_recv_iu *iu)
 {
 	if (!iu->base)
 		return;
-	ib_dma_unmap_single(srpt_ch_dev(ch), iu->dma, ch->max_req_size,
-			    DMA_FROM_DEVICE);
-	if (ch->imm_data_offset)
-		free_pages_exact(iu->base, ch->recv_alloc);
+	ib_dma_unmap_single(dev, iu->dma, l->size, DMA_FROM_DEVICE);
+	if (l->imm_sg_cnt)
+		free_pages_exact(iu->base, l->alloc);
 	else
 		kfree(iu->base);
 	iu->base = NULL;
-	srpt_res_add(SRPT_RES_RECV_BYTES, -(long)ch->recv_alloc);
+	srpt_res_add(SRPT_RES_RECV_BYTES, -(long)l->alloc);
+}
+
+/*
+ * @n receive buffers laid out as @l, with their immediate data
+ * scatterlists; on failure what was allocated stays for
+ * srpt_free_recv_bufs().
+ */
+static int srpt_alloc_recv_array(struct ib_device *dev,
+				 const struct srpt_recv_layout *l, u32 n,
+				 struct srpt_recv_iu **recv,
+				 struct scatterlist **imm_sgs)
+{
+	u32 i;
+
+	*recv = kvcalloc(n, sizeof(**recv), GFP_KERNEL);
+	if (!*recv)
+		return -ENOMEM;
+	if (l->imm_sg_cnt) {
+		*imm_sgs = kvcalloc(n * l->imm_sg_cnt, sizeof(**imm_sgs),
+				    GFP_KERNEL);
+		if (!*imm_sgs)
+			return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct srpt_recv_iu *iu = &(*recv)[i];
+
+		INIT_LIST_HEAD(&iu->entry);
+		if (*imm_sgs)
+			iu->imm_sg = &(*imm_sgs)[i * l->imm_sg_cnt];
+		if (srpt_alloc_recv_buf(dev, l, iu))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void srpt_free_recv_array(struct ib_device *dev,
+				 const struct srpt_recv_layout *l, u32 n,
+				 struct srpt_recv_iu **recv,
+				 struct scatterlist **imm_sgs)
+{
+	u32 i;
+
+	for (i = 0; *recv && i < n; i++)
+		srpt_free_recv_buf(dev, l, &(*recv)[i]);
+	kvfree(*recv);
+	*recv = NULL;
+	kvfree(*imm_sgs);
+	*imm_sgs = NULL;
 }
 
 /**
- * srpt_free_ch_bufs() - free receive buffers and the command pool
+ * srpt_alloc_recv_bufs() - allocate the receive buffers of a channel
+ * @ch: channel without an SRQ, with rq_size and its layout set
+ *
+ * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
+ */
+int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch)
+{
+	u32 i;
+
+	if (srpt_alloc_recv_array(srpt_ch_dev(ch), &ch->layout, ch->rq_size,
+				  &ch->recv, &ch->imm_sgs))
+		return -ENOMEM;
+	for (i = 0; i < ch->rq_size; i++)
+		ch->recv[i].ch = ch;
+	return 0;
+}
+
+static void srpt_free_cmds(struct srpt_rdma_ch *ch,
+			   struct srpt_cmd_chunk *chunk)
+{
+	u32 i;
+
+	for (i = 0; i < chunk->n; i++)
+		srpt_free_dma_buf(srpt_ch_dev(ch), chunk->cmds[i].rsp_buf,
+				  chunk->cmds[i].rsp_dma, ch->max_rsp_size,
+				  DMA_TO_DEVICE);
+	srpt_res_add(SRPT_RES_CMD_SLOTS, -(long)chunk->n);
+	srpt_res_add(SRPT_RES_CMD_BYTES,
+		     -(long)struct_size(chunk, cmds, chunk->n));
+	kvfree(chunk);
+}
+
+/**
+ * srpt_alloc_cmds() - allocate commands for a channel's pool
+ * @ch: channel with max_rsp_size set
+ * @n: how many
+ * @gfp: allocation flags (GFP_KERNEL: may sleep)
+ *
+ * Each command has a response buffer of ch->max_rsp_size bytes. The
+ * caller sets up their handlers and state and adds the chunk to
+ * ch->cmd_chunks (srpt_io.c).
+ *
+ * Return: the chunk, or NULL (then nothing is left allocated).
+ */
+struct srpt_cmd_chunk *srpt_alloc_cmds(struct srpt_rdma_ch *ch, u32 n,
+				       gfp_t gfp)
+{
+	struct srpt_cmd_chunk *chunk;
+	u32 i;
+
+	chunk = kvzalloc(struct_size(chunk, cmds, n), gfp);
+	if (!chunk)
+		return NULL;
+	chunk->n = n;
+	srpt_res_add(SRPT_RES_CMD_SLOTS, n);
+	srpt_res_add(SRPT_RES_CMD_BYTES, struct_size(chunk, cmds, n));
+	for (i = 0; i < n; i++) {
+		struct srpt_cmd *cmd = &chunk->cmds[i];
+
+		cmd->ch = ch;
+		cmd->rsp_buf = srpt_alloc_dma_buf(srpt_ch_dev(ch),
+						  ch->max_rsp_size,
+						  DMA_TO_DEVICE, &cmd->rsp_dma);
+		if (!cmd->rsp_buf) {
+			srpt_free_cmds(ch, chunk);
+			return NULL;
+		}
+	}
+	return chunk;
+}
+
+/**
+ * srpt_free_ch_bufs() - free a channel's receive buffers and command pool
  * @ch: channel whose QP is gone or never had work posted
  */
 void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
 {
-	struct ib_device *dev = srpt_ch_dev(ch);
-	u32 i;
+	struct srpt_cmd_chunk *chunk, *next;
 
-	for (i = 0; ch->recv && i < ch->rq_size; i++)
-		srpt_free_recv_buf(ch, &ch->recv[i]);
-	kfree(ch->recv);
-	ch->recv = NULL;
-	kfree(ch->imm_sgs);
-	ch->imm_sgs = NULL;
-	for (i = 0; ch->cmds && i < ch->n_cmds; i++)
-		srpt_free_dma_buf(dev, ch->cmds[i].rsp_buf, ch->cmds[i].rsp_dma,
-				  ch->max_rsp_size, DMA_TO_DEVICE);
-	if (ch->cmds)
-		srpt_res_add(SRPT_RES_CMD_SLOTS, -(long)ch->n_cmds);
-	kvfree(ch->cmds);
-	ch->cmds = NULL;
-}
-
-static int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch)
-{
-	u32 i;
-
-	srpt_recv_layout(ch);
-	ch->recv = kcalloc(ch->rq_size, sizeof(*ch->recv), GFP_KERNEL);
-	if (!ch->recv)
-		return -ENOMEM;
-	if (ch->imm_sg_cnt) {
-		ch->imm_sgs = kcalloc(ch->rq_size * ch->imm_sg_cnt,
-				      sizeof(*ch->imm_sgs), GFP_KERNEL);
-		if (!ch->imm_sgs)
-			return -ENOMEM;
+	srpt_free_recv_array(srpt_ch_dev(ch), &ch->layout, ch->rq_size,
+			     &ch->recv, &ch->imm_sgs);
+	list_for_each_entry_safe(chunk, next, &ch->cmd_chunks, entry) {
+		list_del(&chunk->entry);
+		srpt_free_cmds(ch, chunk);
 	}
-	for (i = 0; i < ch->rq_size; i++) {
-		struct srpt_recv_iu *iu = &ch->recv[i];
-
-		iu->ch = ch;
-		INIT_LIST_HEAD(&iu->entry);
-		if (ch->imm_sgs)
-			iu->imm_sg = &ch->imm_sgs[i * ch->imm_sg_cnt];
-		if (srpt_alloc_recv_buf(ch, iu))
-			return -ENOMEM;
-	}
-	return 0;
+	ch->n_cmds = 0;
+	INIT_LIST_HEAD(&ch->free_cmds);
 }
 
 /**
- * srpt_alloc_bufs() - allocate receive buffers and the command pool
- * @ch: channel with rq_size, max_req_size, max_rsp_size and
- *	imm_data_offset set
+ * srpt_srq_post() - post a receive buffer of an SRQ
+ * @iu: the buffer
  *
- * There are twice as many commands as receive buffers: a command keeps
- * its pool entry until its response SEND completes, and the initiator may
- * already use the credit that response returned. The caller sets up the
- * completion handlers and the commands' state (srpt_io.c).
- *
- * Return: 0 or -ENOMEM (then nothing is left allocated).
+ * Return: 0 or the error of ib_post_srq_recv().
  */
-int srpt_alloc_bufs(struct srpt_rdma_ch *ch)
+int srpt_srq_post(struct srpt_recv_iu *iu)
 {
-	struct ib_device *dev = srpt_ch_dev(ch);
+	struct srpt_srq *srq = iu->srq;
+	struct ib_sge sge = {
+		.addr = iu->dma,
+		.length = srq->layout.size,
+		.lkey = srq->sdev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &iu->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	int ret;
+
+	ib_dma_sync_single_for_device(srq->sdev->ib_dev, iu->dma,
+				      srq->layout.size, DMA_FROM_DEVICE);
+	ret = ib_post_srq_recv(srq->srq, &wr, NULL);
+	if (ret)
+		pr_warn_ratelimited("%s: ib_post_srq_recv failed: %d\n",
+				    dev_name(&srq->sdev->ib_dev->dev), ret);
+	return ret;
+}
+
+static void srpt_srq_free(struct srpt_srq *srq)
+{
+	if (!IS_ERR_OR_NULL(srq->srq))
+		ib_destroy_srq(srq->srq);
+	srpt_free_recv_array(srq->sdev->ib_dev, &srq->layout, srq->size,
+			     &srq->recv, &srq->imm_sgs);
+	kfree(srq);
+}
+
+/**
+ * srpt_srq_create() - make the shared receive queue of a device
+ * @sdev: the device
+ * @size: receive buffers
+ * @iu_size: bytes an IU may have
+ * @done: the buffers' completion handler
+ *
+ * The buffers are laid out for immediate data at SRPT_SRQ_IMM_OFFSET and
+ * all posted.
+ *
+ * Return: the SRQ, or an ERR_PTR (-EOPNOTSUPP: the device has none).
+ */
+struct srpt_srq *srpt_srq_create(struct srpt_device *sdev, u32 size,
+				 u32 iu_size,
+				 void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	struct ib_srq_init_attr attr = {
+		.attr.max_wr = size,
+		.attr.max_sge = 1,
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct srpt_srq *srq;
+	int ret = -ENOMEM;
 	u32 i;
 
-	INIT_LIST_HEAD(&ch->free_cmds);
-	if (srpt_alloc_recv_bufs(ch))
-		goto nomem;
-	ch->n_cmds = 2 * ch->rq_size;
-	ch->cmds = kvcalloc(ch->n_cmds, sizeof(*ch->cmds), GFP_KERNEL);
-	if (!ch->cmds)
-		goto nomem;
-	srpt_res_add(SRPT_RES_CMD_SLOTS, ch->n_cmds);
-	for (i = 0; i < ch->n_cmds; i++) {
-		struct srpt_cmd *cmd = &ch->cmds[i];
-
-		cmd->ch = ch;
-		cmd->rsp_buf = srpt_alloc_dma_buf(dev, ch->max_rsp_size,
-						  DMA_TO_DEVICE, &cmd->rsp_dma);
-		if (!cmd->rsp_buf)
-			goto nomem;
-		list_add_tail(&cmd->entry, &ch->free_cmds);
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	if (!srq)
+		return ERR_PTR(-ENOMEM);
+	srq->sdev = sdev;
+	srq->size = size;
+	srpt_recv_layout(&srq->layout, iu_size, SRPT_SRQ_IMM_OFFSET);
+	srq->srq = ib_create_srq(sdev->pd, &attr);
+	if (IS_ERR(srq->srq)) {
+		ret = PTR_ERR(srq->srq);
+		goto fail;
 	}
-	return 0;
+	if (srpt_alloc_recv_array(sdev->ib_dev, &srq->layout, size,
+				  &srq->recv, &srq->imm_sgs))
+		goto fail;
+	for (i = 0; i < size; i++) {
+		srq->recv[i].srq = srq;
+		srq->recv[i].cqe.done = done;
+		ret = srpt_srq_post(&srq->recv[i]);
+		if (ret)
+			goto fail;
+	}
+	return srq;
 
-nomem:
-	srpt_free_ch_bufs(ch);
-	return -ENOMEM;
+fail:
+	srpt_srq_free(srq);
+	return ERR_PTR(ret);
+}
+
+/**
+ * srpt_srq_destroy() - free a shared receive queue
+ * @srq: the SRQ, whose channels are all gone (so every buffer of it is
+ *	posted again)
+ */
+void srpt_srq_destroy(struct srpt_srq *srq)
+{
+	srpt_srq_free(srq);
 }

@@ -28,6 +28,8 @@
 #include "srpt_trace.h"
 
 static DEFINE_MUTEX(srpt_mutex);
+/* Makes and frees the SRQs of devices (srpt_device.srq); inside srpt_mutex. */
+static DEFINE_MUTEX(srpt_srq_mutex);
 static LIST_HEAD(srpt_dev_list);
 static LIST_HEAD(srpt_tport_list);
 static DEFINE_SPINLOCK(srpt_ch_lock);
@@ -44,7 +46,7 @@ MODULE_PARM_DESC(srp_max_req_size,
 static int srpt_srq_size = SRPT_MAX_CREDITS;
 module_param(srpt_srq_size, int, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
-		 "Upper bound of receive buffers (credits) per channel, whatever the TPG's srp_credits, 16..4096 (default 4096; no shared receive queue is used)");
+		 "Shared receive queue (SRQ) size: receive buffers of a device's SRQ, which channels of TPGs with use_srq=1 share; also the most credits a channel gets, whatever the TPG's srp_credits; 16..4096 (default 4096)");
 
 /**
  * srpt_max_req_size() - the largest SRP request a login may ask for
@@ -358,11 +360,12 @@ static int srpt_channels_show(struct seq_file *m, void *v)
 
 	spin_lock(&srpt_ch_lock);
 	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		seq_printf(m, "ch %u state %s acl %s initiator 0x%16phN target %s cm %s peer %s credits %u req_lim %d",
+		seq_printf(m, "ch %u state %s acl %s initiator 0x%16phN target %s cm %s peer %s credits %u req_lim %d srq %d cmds %u",
 			   ch->id, srpt_ch_state_name(READ_ONCE(ch->state)),
 			   ch->sess_name, ch->i_port_id, ch->stpg->tport->name,
 			   ch->cm_ops->name, ch->peer, ch->rq_size,
-			   atomic_read(&ch->req_lim));
+			   atomic_read(&ch->req_lim), ch->srq ? 1 : 0,
+			   READ_ONCE(ch->n_cmds));
 		for (i = 0; i < SRPT_STAT_NR; i++)
 			seq_printf(m, " %s %lld", srpt_stat_name(i),
 				   atomic64_read(&ch->stats[i]));
@@ -404,6 +407,7 @@ void srpt_dev_unregister(struct srpt_device *sdev)
 	WRITE_ONCE(sdev->removing, true);
 	wake_up_all(&srpt_ch_waitq);
 	srpt_close_and_wait(srpt_ch_of_dev, sdev);
+	WARN_ON_ONCE(sdev->srq);	/* its last channel frees it */
 }
 
 /**
@@ -525,6 +529,55 @@ static void srpt_rtu_timeout_work(struct work_struct *w)
 	srpt_close_ch(ch);
 }
 
+/*
+ * Login step, with use_srq=1: the channel receives through the device's
+ * SRQ, made at the first such login. Immediate data only at the offset
+ * its buffers are laid out for. If the device has no SRQ (or no memory
+ * for it), the channel gets receive buffers of its own.
+ */
+static void srpt_ch_use_srq(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	struct srpt_srq *srq;
+
+	if (!READ_ONCE(ch->stpg->attrib.use_srq))
+		return;
+	mutex_lock(&srpt_srq_mutex);
+	if (!sdev->srq) {
+		srq = srpt_create_srq(sdev, srpt_max_credits(),
+				      srpt_max_req_size());
+		if (IS_ERR(srq)) {
+			mutex_unlock(&srpt_srq_mutex);
+			pr_warn_ratelimited("%s: no shared receive queue (%ld); channels get receive buffers of their own\n",
+					    dev_name(&sdev->ib_dev->dev),
+					    PTR_ERR(srq));
+			return;
+		}
+		sdev->srq = srq;
+	}
+	sdev->srq->users++;
+	ch->srq = sdev->srq;
+	mutex_unlock(&srpt_srq_mutex);
+	if (ch->imm_data_offset != ch->srq->layout.imm_data_offset)
+		ch->imm_data_offset = 0;
+}
+
+/* A released channel, whose QP is gone, leaves its SRQ: the last frees it. */
+static void srpt_ch_leave_srq(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+
+	if (!ch->srq)
+		return;
+	mutex_lock(&srpt_srq_mutex);
+	if (!--ch->srq->users) {
+		srpt_srq_destroy(ch->srq);
+		sdev->srq = NULL;
+	}
+	mutex_unlock(&srpt_srq_mutex);
+	ch->srq = NULL;
+}
+
 static void srpt_release_ch_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
@@ -559,6 +612,7 @@ static void srpt_release_ch_work(struct work_struct *w)
 		srpt_res_add(SRPT_RES_CQ_ENTRIES, -(long)ch->cq_size);
 	}
 	srpt_free_ch_bufs(ch);
+	srpt_ch_leave_srq(ch);
 	if (ch->accepted)
 		pr_info("%s: channel released\n", ch->sess_name);
 
@@ -581,6 +635,9 @@ static void srpt_qp_event(struct ib_event *ev, void *context)
 		ch->cm_ops->comm_est(ch);
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
+		/* A QP on an SRQ failed and takes no more receives. */
+		complete(&ch->last_wqe);
+		break;
 	case IB_EVENT_SQ_DRAINED:
 		/* siw: its send queue was flushed; what failed reports itself. */
 		break;
@@ -590,6 +647,17 @@ static void srpt_qp_event(struct ib_event *ev, void *context)
 		srpt_close_ch(ch);
 		break;
 	}
+}
+
+/*
+ * Receive completions the CQ of @ch may have to hold: one per receive
+ * buffer the QP can take. On an SRQ that is every buffer of it: an
+ * initiator that ignores its credits can take them all, and the CQ must
+ * not overflow (it may be shared with other channels).
+ */
+static u32 srpt_ch_recv_cqes(struct srpt_rdma_ch *ch, u32 max_recv_wr)
+{
+	return ch->srq ? ch->srq->size : max_recv_wr;
 }
 
 /* The QP of a new channel, sharing the CQ ch->cq. */
@@ -607,10 +675,14 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
 	attr->send_cq = ch->cq;
 	attr->recv_cq = ch->cq;
 	attr->cap.max_send_wr = ch->sq_size;
-	attr->cap.max_recv_wr = ch->rq_size + 1;
 	attr->cap.max_send_sge = max(dev->attrs.max_sge_rd,
 				     dev->attrs.max_send_sge);
-	attr->cap.max_recv_sge = 1;
+	if (ch->srq) {
+		attr->srq = ch->srq->srq;
+	} else {
+		attr->cap.max_recv_wr = ch->rq_size + 1;
+		attr->cap.max_recv_sge = 1;
+	}
 	attr->cap.max_rdma_ctxs = ch->sq_size * factor;
 	attr->sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr->qp_type = IB_QPT_RC;
@@ -636,7 +708,8 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
 	struct ib_device *dev = ch->sport->sdev->ib_dev;
 	struct ib_qp_init_attr attr;
-	u32 need, cq_size = 3 * ch->rq_size + 2;
+	u32 need, cq_size = 2 * ch->rq_size + 1 +
+			   srpt_ch_recv_cqes(ch, ch->rq_size + 1);
 	bool again = false;
 	int ret;
 
@@ -659,7 +732,8 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 			return ret;
 		}
 		/* The slots of the drain work requests are in there. */
-		need = attr.cap.max_send_wr + attr.cap.max_recv_wr;
+		need = attr.cap.max_send_wr +
+		       srpt_ch_recv_cqes(ch, attr.cap.max_recv_wr);
 		if (need <= ch->cq_size || again)
 			break;
 		lc->ops->destroy_qp(ch);
@@ -835,6 +909,8 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	INIT_LIST_HEAD(&ch->post_failed);
 	INIT_LIST_HEAD(&ch->rsp_wait);
 	INIT_LIST_HEAD(&ch->free_cmds);
+	INIT_LIST_HEAD(&ch->cmd_chunks);
+	init_completion(&ch->last_wqe);
 	ch->logout_reason = -1;
 	init_completion(&ch->logout_sent);
 	INIT_WORK(&ch->release_work, srpt_release_ch_work);
@@ -913,6 +989,7 @@ static u32 srpt_ch_check_limits(struct srpt_rdma_ch *ch,
 /* Login step: QP, buffers and the LIO session of a new channel. */
 static u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
+	srpt_ch_use_srq(ch);
 	if (srpt_create_qp(ch, lc) || srpt_alloc_ch_bufs(ch) ||
 	    srpt_post_all_recvs(ch)) {
 		strscpy(lc->why, "no QP, CQ or buffers for the channel",

@@ -424,7 +424,7 @@ static void srpt_task_set(struct srpt_cmd *tmf, u64 lun, bool clear)
 	}
 	chs = srpt_pin_chs(ch, clear, &n_chs);
 	for (i = 0; chs && i < n_chs; i++)
-		max += chs[i]->n_cmds;
+		max += READ_ONCE(chs[i]->n_cmds);
 	if (!clear)
 		max = min_t(u32, max, SRPT_TASK_SET_MAX);
 	ts = chs ? kvzalloc(struct_size(ts, tasks, max), GFP_KERNEL) : NULL;

@@ -391,9 +391,10 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 }
 
 /*
- * use_srq: the in-kernel module's switch to one shared receive queue per
- * device. Channels here always have their own receive queue (credits:
- * srp_credits), so 0 is accepted and 1 refused, loudly.
+ * use_srq: channels that log in from now on receive through their
+ * device's shared receive queue (srpt_srq_size buffers, made at the first
+ * such login) instead of srp_credits buffers each; channels already
+ * logged in keep what they have.
  */
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
@@ -404,10 +405,7 @@ static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 	ret = kstrtobool(page, &val);
 	if (ret)
 		return ret;
-	if (val) {
-		pr_err("use_srq=1: this ib_srpt has no shared receive queue mode; each channel gets srp_credits receive buffers of its own\n");
-		return -EINVAL;
-	}
+	WRITE_ONCE(srpt_attrib_tpg(item)->attrib.use_srq, val);
 	return count;
 }
 CONFIGFS_ATTR(srpt_tpg_attrib_, use_srq);

@@ -99,6 +99,29 @@ void srpt_ch_wait_unpinned(struct srpt_rdma_ch *ch)
 	wait_var_event(&ch->task_sets, !atomic_read(&ch->task_sets));
 }
 
+/*
+ * A SCSI command of the pool handed to LIO on the LU (@dev, else @lun):
+ * store its tag and LUN in @task and, with @tas, mark it to be answered
+ * TASK ABORTED. Caller holds ch->lock.
+ */
+static bool srpt_cmd_on_lu(struct srpt_cmd *cmd, const struct se_device *dev,
+			   u64 lun, bool tas, struct srpt_task *task)
+{
+	struct se_cmd *se = &cmd->se_cmd;
+
+	if (!READ_ONCE(cmd->lio) ||
+	    READ_ONCE(se->se_cmd_flags) & SCF_SCSI_TMR_CDB)
+		return false;
+	if (dev ? READ_ONCE(se->se_dev) != dev :
+		  READ_ONCE(se->orig_fe_lun) != lun)
+		return false;
+	task->tag = READ_ONCE(cmd->tag);
+	task->lun = READ_ONCE(se->orig_fe_lun);
+	if (tas)
+		WRITE_ONCE(cmd->clear_tas, true);
+	return true;
+}
+
 /**
  * srpt_ch_tasks() - a channel's SCSI commands on a LU
  * @ch: channel, pinned (or the caller is its IU dispatch)
@@ -119,48 +142,48 @@ void srpt_ch_wait_unpinned(struct srpt_rdma_ch *ch)
 u32 srpt_ch_tasks(struct srpt_rdma_ch *ch, const struct se_device *dev,
 		  u64 lun, bool tas, struct srpt_task *tasks, u32 max)
 {
+	struct srpt_cmd_chunk *chunk;
 	unsigned long flags;
 	u32 i, n = 0;
 
 	/* ch->lock: a command taken from the pool has clear_tas unset. */
 	spin_lock_irqsave(&ch->lock, flags);
-	for (i = 0; i < ch->n_cmds && n < max; i++) {
-		struct srpt_cmd *cmd = &ch->cmds[i];
-		struct se_cmd *se = &cmd->se_cmd;
-
-		if (!READ_ONCE(cmd->lio) ||
-		    READ_ONCE(se->se_cmd_flags) & SCF_SCSI_TMR_CDB)
-			continue;
-		if (dev ? READ_ONCE(se->se_dev) != dev :
-			  READ_ONCE(se->orig_fe_lun) != lun)
-			continue;
-		tasks[n].ch = ch;
-		tasks[n].tag = READ_ONCE(cmd->tag);
-		tasks[n].lun = READ_ONCE(se->orig_fe_lun);
-		n++;
-		if (tas)
-			WRITE_ONCE(cmd->clear_tas, true);
+	list_for_each_entry(chunk, &ch->cmd_chunks, entry) {
+		for (i = 0; i < chunk->n && n < max; i++) {
+			if (srpt_cmd_on_lu(&chunk->cmds[i], dev, lun, tas,
+					   &tasks[n]))
+				tasks[n++].ch = ch;
+		}
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	return n;
+}
+
+static bool srpt_cmd_unanswered(struct srpt_cmd *cmd, u64 lun, const u64 *tag)
+{
+	return READ_ONCE(cmd->lio) && !READ_ONCE(cmd->rsp_queued) &&
+	       !(READ_ONCE(cmd->se_cmd.se_cmd_flags) & SCF_SCSI_TMR_CDB) &&
+	       READ_ONCE(cmd->se_cmd.orig_fe_lun) == lun &&
+	       (!tag || READ_ONCE(cmd->tag) == *tag);
 }
 
 /* A task of @ch on @lun (with @tag, if given) whose response is due. */
 static bool srpt_ch_unanswered(struct srpt_rdma_ch *ch, u64 lun,
 			       const u64 *tag)
 {
+	struct srpt_cmd_chunk *chunk;
+	unsigned long flags;
+	bool found = false;
 	u32 i;
 
-	for (i = 0; i < ch->n_cmds; i++) {
-		struct srpt_cmd *cmd = &ch->cmds[i];
-
-		if (READ_ONCE(cmd->lio) && !READ_ONCE(cmd->rsp_queued) &&
-		    !(READ_ONCE(cmd->se_cmd.se_cmd_flags) & SCF_SCSI_TMR_CDB) &&
-		    READ_ONCE(cmd->se_cmd.orig_fe_lun) == lun &&
-		    (!tag || READ_ONCE(cmd->tag) == *tag))
-			return true;
+	/* ch->lock: the pool may grow meanwhile. */
+	spin_lock_irqsave(&ch->lock, flags);
+	list_for_each_entry(chunk, &ch->cmd_chunks, entry) {
+		for (i = 0; i < chunk->n && !found; i++)
+			found = srpt_cmd_unanswered(&chunk->cmds[i], lun, tag);
 	}
-	return false;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return found;
 }
 
 /* How long a TMF response waits for the responses it must follow. */
@@ -453,30 +476,105 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->pending = SRPT_PEND_NONE;
 }
 
-/**
- * srpt_alloc_ch_bufs() - allocate receive buffers and the command pool
- * @ch: channel with rq_size, max_req_size, max_rsp_size and
- *	imm_data_offset set
- *
- * Return: 0 or -ENOMEM (srpt_alloc_bufs()).
- */
-int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
+/* Add @n commands to the pool of @ch. */
+static int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
 {
+	struct srpt_cmd_chunk *chunk = srpt_alloc_cmds(ch, n, GFP_KERNEL);
+	unsigned long flags;
 	u32 i;
 
-	if (srpt_alloc_bufs(ch))
+	if (!chunk)
 		return -ENOMEM;
-	for (i = 0; i < ch->rq_size; i++)
-		ch->recv[i].cqe.done = srpt_recv_done;
-	for (i = 0; i < ch->n_cmds; i++) {
-		struct srpt_cmd *cmd = &ch->cmds[i];
+	for (i = 0; i < n; i++) {
+		struct srpt_cmd *cmd = &chunk->cmds[i];
 
 		cmd->rsp_cqe.done = srpt_rsp_done;
 		cmd->read_cqe.done = srpt_read_done;
 		cmd->table_cqe.done = srpt_table_read_done;
 		srpt_reset_cmd(cmd);
 	}
+	spin_lock_irqsave(&ch->lock, flags);
+	list_add_tail(&chunk->entry, &ch->cmd_chunks);
+	for (i = 0; i < n; i++)
+		list_add_tail(&chunk->cmds[i].entry, &ch->free_cmds);
+	WRITE_ONCE(ch->n_cmds, ch->n_cmds + n);
+	spin_unlock_irqrestore(&ch->lock, flags);
 	return 0;
+}
+
+/*
+ * Commands a channel on an SRQ starts with. Its pool grows when requests
+ * find it empty (srpt_grow_work()), so that an idle channel holds little
+ * memory whatever its credits.
+ */
+#define SRPT_SRQ_FIRST_CMDS	16
+
+/*
+ * The pool of @ch ran out of commands while requests wait: add as many
+ * as it has (up to ch->max_cmds). If that fails, the requests wait for
+ * commands to come back.
+ */
+static void srpt_grow_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
+					       grow_work);
+	u32 n = min(ch->max_cmds - ch->n_cmds, ch->n_cmds);
+	unsigned long flags;
+
+	if (n && READ_ONCE(ch->state) == SRPT_CH_LIVE &&
+	    srpt_add_cmds(ch, n))
+		pr_warn_ratelimited("%s: no memory for %u more commands; requests wait for those in use\n",
+				    ch->sess_name, n);
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->growing = false;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	srpt_run_iu_wait(ch);
+	srpt_ch_put(ch);
+}
+
+/**
+ * srpt_alloc_ch_bufs() - allocate receive buffers and the command pool
+ * @ch: channel with rq_size, max_req_size, max_rsp_size,
+ *	imm_data_offset and srq set
+ *
+ * Commands: twice the credits, as a command keeps its pool entry until
+ * its response SEND completes and the initiator may already use the
+ * credit that response returned. A channel with receive buffers of its
+ * own gets them all at once; one on an SRQ starts with a few.
+ *
+ * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
+ */
+int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
+{
+	u32 i;
+
+	INIT_WORK(&ch->grow_work, srpt_grow_work);
+	ch->max_cmds = 2 * ch->rq_size;
+	if (ch->srq) {
+		ch->layout = ch->srq->layout;
+		return srpt_add_cmds(ch, min_t(u32, ch->max_cmds,
+					       SRPT_SRQ_FIRST_CMDS));
+	}
+	srpt_recv_layout(&ch->layout, ch->max_req_size, ch->imm_data_offset);
+	if (srpt_alloc_recv_bufs(ch))
+		return -ENOMEM;
+	for (i = 0; i < ch->rq_size; i++)
+		ch->recv[i].cqe.done = srpt_recv_done;
+	return srpt_add_cmds(ch, ch->max_cmds);
+}
+
+/**
+ * srpt_create_srq() - make the shared receive queue of a device
+ * @sdev: the device
+ * @size: receive buffers
+ * @iu_size: bytes an IU may have
+ *
+ * Return: the SRQ, or an ERR_PTR (srpt_srq_create()).
+ */
+struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
+				 u32 iu_size)
+{
+	return srpt_srq_create(sdev, size, iu_size, srpt_recv_done);
 }
 
 /*
@@ -536,7 +634,7 @@ static int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 {
 	struct ib_sge sge = {
 		.addr = iu->dma,
-		.length = ch->max_req_size,
+		.length = ch->layout.size,
 		.lkey = ch->sport->sdev->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
@@ -546,8 +644,15 @@ static int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 	};
 	int ret = -ESHUTDOWN;
 
+	if (iu->srq) {
+		/* The SRQ outlives the channel: always back to it. */
+		ret = srpt_srq_post(iu);
+		if (ret)
+			srpt_close_ch(ch);
+		return ret;
+	}
 	ib_dma_sync_single_for_device(srpt_ch_dev(ch), iu->dma,
-				      ch->max_req_size, DMA_FROM_DEVICE);
+				      ch->layout.size, DMA_FROM_DEVICE);
 	spin_lock_bh(&ch->post_lock);
 	if (READ_ONCE(ch->state) < SRPT_CH_DRAINING)
 		ret = ib_post_recv(ch->qp, &wr, NULL);
@@ -571,7 +676,7 @@ int srpt_post_all_recvs(struct srpt_rdma_ch *ch)
 	u32 i;
 	int ret;
 
-	for (i = 0; i < ch->rq_size; i++) {
+	for (i = 0; !ch->srq && i < ch->rq_size; i++) {
 		ret = srpt_post_recv(ch, &ch->recv[i]);
 		if (ret)
 			return ret;
@@ -757,7 +862,7 @@ static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 	void *data = iu->buf + ci->imm_off;
 	u32 n = DIV_ROUND_UP(ci->data_len, PAGE_SIZE), i;
 
-	WARN_ON_ONCE(offset_in_page(data) || n > cmd->ch->imm_sg_cnt);
+	WARN_ON_ONCE(offset_in_page(data) || n > cmd->ch->layout.imm_sg_cnt);
 	sg_init_table(iu->imm_sg, n);
 	for (i = 0; i < n; i++)
 		sg_set_page(&iu->imm_sg[i], virt_to_page(data + i * PAGE_SIZE),
@@ -1343,6 +1448,22 @@ void srpt_start_read(struct srpt_cmd *cmd)
 }
 
 /*
+ * IUs wait because the command pool is empty, and it may grow: the grow
+ * work is queued (holding a reference to @ch). Caller holds ch->lock.
+ */
+static bool srpt_grow_due(struct srpt_rdma_ch *ch)
+{
+	lockdep_assert_held(&ch->lock);
+	if (ch->state != SRPT_CH_LIVE || ch->growing ||
+	    ch->n_cmds >= ch->max_cmds || list_empty(&ch->iu_wait) ||
+	    !list_empty(&ch->free_cmds))
+		return false;
+	ch->growing = true;
+	srpt_ch_get(ch);
+	return true;
+}
+
+/*
  * Dispatch received IUs in arrival order, one context at a time, while
  * the channel is live and commands are free.
  */
@@ -1351,6 +1472,7 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 	struct srpt_recv_iu *iu;
 	struct srpt_cmd *cmd;
 	unsigned long flags;
+	bool grow;
 
 	/* This context uses @ch until it returns: see srpt_ch_wait_cmds(). */
 	srpt_ch_get(ch);
@@ -1358,7 +1480,10 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 		spin_lock_irqsave(&ch->lock, flags);
 		if (ch->state != SRPT_CH_LIVE || ch->iu_running ||
 		    list_empty(&ch->iu_wait) || list_empty(&ch->free_cmds)) {
+			grow = srpt_grow_due(ch);
 			spin_unlock_irqrestore(&ch->lock, flags);
+			if (grow)
+				srpt_queue_work(&ch->grow_work);
 			break;
 		}
 		iu = list_first_entry(&ch->iu_wait, struct srpt_recv_iu, entry);
@@ -1381,23 +1506,68 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 	srpt_ch_put(ch);
 }
 
+/*
+ * A receive buffer of an SRQ took an IU the channel cannot use: it goes
+ * back to the SRQ. One of the channel's own is posted again when the
+ * command that uses it is done, or freed with the channel.
+ */
+static void srpt_drop_iu(struct srpt_recv_iu *iu)
+{
+	if (iu->srq)
+		srpt_srq_post(iu);
+}
+
+/*
+ * Count the credit a received IU used. On an SRQ also check what a
+ * channel's own receive queue enforces by its size: an IU longer than the
+ * login allowed (the SRQ's buffers fit the longest any login may ask
+ * for), or an initiator so far beyond its credits (more than twice them
+ * in flight, all that the command pool takes) that it would hold buffers
+ * the other channels need. Either closes the channel.
+ */
+static bool srpt_srq_abuse(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
+{
+	int req_lim = 0;
+
+	if (srpt_iu_uses_credit(srpt_iu_opcode(iu->buf, iu->len)))
+		req_lim = atomic_dec_return(&ch->req_lim);
+	if (!iu->srq)
+		return false;
+	if (iu->len > ch->max_req_size) {
+		pr_warn_ratelimited("%s: IU of %u bytes, over the %u of the login; closing the channel\n",
+				    ch->sess_name, iu->len, ch->max_req_size);
+		return true;
+	}
+	if (req_lim < -(int)ch->rq_size) {
+		pr_warn_ratelimited("%s: %d requests beyond its %u credits; closing the channel\n",
+				    ch->sess_name, -req_lim, ch->rq_size);
+		return true;
+	}
+	return false;
+}
+
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_recv_iu *iu = container_of(wc->wr_cqe, struct srpt_recv_iu,
 					       cqe);
-	struct srpt_rdma_ch *ch = iu->ch;
+	struct srpt_rdma_ch *ch = iu->srq ? wc->qp->qp_context : iu->ch;
 	unsigned long flags;
 	bool queued = false;
 
+	iu->ch = ch;
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		srpt_drop_iu(iu);
 		srpt_wc_failed(ch, wc, "receive");
 		return;
 	}
 	iu->len = wc->byte_len;
-	ib_dma_sync_single_for_cpu(srpt_ch_dev(ch), iu->dma, ch->max_req_size,
+	ib_dma_sync_single_for_cpu(srpt_ch_dev(ch), iu->dma, ch->layout.size,
 				   DMA_FROM_DEVICE);
-	if (srpt_iu_uses_credit(srpt_iu_opcode(iu->buf, iu->len)))
-		atomic_dec(&ch->req_lim);
+	if (unlikely(srpt_srq_abuse(ch, iu))) {
+		srpt_drop_iu(iu);
+		srpt_close_ch(ch);
+		return;
+	}
 	spin_lock_irqsave(&ch->lock, flags);
 	if (ch->state <= SRPT_CH_LIVE) {
 		list_add_tail(&iu->entry, &ch->iu_wait);
@@ -1406,6 +1576,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (queued)
 		srpt_run_iu_wait(ch);
+	else
+		srpt_drop_iu(iu);
 }
 
 /**
@@ -1467,6 +1639,33 @@ void srpt_ch_send_logout(struct srpt_rdma_ch *ch)
 			 jiffies_to_msecs(SRPT_LOGOUT_WAIT));
 }
 
+/*
+ * How long the drain of a QP on an SRQ waits for the device to say that
+ * the QP took its last receive (IB_EVENT_QP_LAST_WQE_REACHED).
+ */
+#define SRPT_LAST_WQE_WAIT	(10 * HZ)
+
+/*
+ * ib_drain_qp() for a QP on an SRQ, on both kernels (6.1 leaves the
+ * receive side out, 6.12 polls the CQ itself, which is not for CQs of the
+ * CQ pool): the QP goes to the error state and the send queue is drained;
+ * then, once the QP took its last receive from the SRQ, the send queue is
+ * drained again: its drain marker completes on the CQ behind the last
+ * receive completion, so when it is back every receive of the QP was
+ * handled. siw completes a receive in progress when its QP fails, before
+ * the first drain marker, and sends no LAST_WQE_REACHED: no wait there.
+ */
+static void srpt_drain_srq_qp(struct srpt_rdma_ch *ch)
+{
+	ib_drain_sq(ch->qp);
+	if (rdma_protocol_iwarp(srpt_ch_dev(ch), ch->sport->port_num))
+		return;
+	if (!wait_for_completion_timeout(&ch->last_wqe, SRPT_LAST_WQE_WAIT))
+		pr_warn_ratelimited("%s: no last-WQE-reached event %u s after the QP failed\n",
+				    ch->sess_name, SRPT_LAST_WQE_WAIT / HZ);
+	ib_drain_sq(ch->qp);
+}
+
 /**
  * srpt_ch_drain() - stop all work on a channel: DISCONNECTING -> DRAINING
  * @ch: channel being released
@@ -1480,22 +1679,30 @@ void srpt_ch_send_logout(struct srpt_rdma_ch *ch)
  */
 void srpt_ch_drain(struct srpt_rdma_ch *ch)
 {
+	struct srpt_recv_iu *iu, *next;
 	unsigned long flags;
 	LIST_HEAD(failed);
+	LIST_HEAD(parked);
 
 	spin_lock_bh(&ch->post_lock);
 	srpt_ch_change_state(ch, SRPT_CH_DRAINING);
 	spin_unlock_bh(&ch->post_lock);
-	if (ch->qp)
+	if (ch->qp && ch->srq)
+		srpt_drain_srq_qp(ch);
+	else if (ch->qp)
 		ib_drain_qp(ch->qp);
 	/* Now nothing touches the buffers of ch->post_failed any more. */
 	spin_lock_bh(&ch->post_lock);
 	list_splice_init(&ch->post_failed, &failed);
 	spin_unlock_bh(&ch->post_lock);
 	spin_lock_irqsave(&ch->lock, flags);
-	INIT_LIST_HEAD(&ch->iu_wait);
+	list_splice_init(&ch->iu_wait, &parked);
 	list_splice(&failed, &ch->rsp_wait);
 	spin_unlock_irqrestore(&ch->lock, flags);
+	list_for_each_entry_safe(iu, next, &parked, entry) {
+		list_del_init(&iu->entry);
+		srpt_drop_iu(iu);
+	}
 	srpt_sq_kick(ch);
 }
 

@@ -38,6 +38,7 @@ static const char * const srpt_res_names[SRPT_RES_NR] = {
 	[SRPT_RES_RECV_BYTES]	= "recv_bytes",
 	[SRPT_RES_SEND_BYTES]	= "send_bytes",
 	[SRPT_RES_CMD_SLOTS]	= "cmd_slots",
+	[SRPT_RES_CMD_BYTES]	= "cmd_bytes",
 	[SRPT_RES_RW_TABLES]	= "rw_tables",
 	[SRPT_RES_DATA_BYTES]	= "data_bytes",
 	[SRPT_RES_TABLE_BYTES]	= "table_bytes",

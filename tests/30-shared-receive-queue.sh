@@ -1,0 +1,130 @@
+#!/bin/bash
+# An admin serving many initiators from one box turns on the shared receive
+# queue (TPG attribute use_srq=1; module parameter srpt_srq_size buffers per
+# RDMA device) and sets srp_credits=32:
+# - the first login makes the device's SRQ: debugfs resources shows
+#   srpt_srq_size receive buffers (each at most the request size in whole
+#   pages plus one page) and no more for the next channels; every channel
+#   receives through it (debugfs channels: srq 1) with immediate data;
+# - two initiator ports with ch_count=2 (4 channels on one SRQ) run fio
+#   with crc32c verification at once on a ramdisk, a fileio and a block LUN
+#   (512 B..256 KiB: immediate data and RDMA, queue depth above the
+#   credits), without and with O_SYNC: every block reads back right, every
+#   credit comes back, and the channels' command pools grew from the 16
+#   commands they start with;
+# - meanwhile an initiator that ignores its credits (raw client: twice its
+#   credits plus 8 READs in flight on a slow LUN) has its channel closed
+#   with a log line, and the fio of the others goes on unharmed;
+# - after the logouts the SRQ is gone: every resources figure is 0.
+# stock: skip Debian's ib_srpt has no debugfs resources or channels to see the SRQ in
+. "$PROJECT/tools/guest-lib.sh"
+
+CH=/sys/kernel/debug/ib_srpt/channels
+RAW_ID=0000000000000000c1ea75e700000002
+klog_start
+standard_setup ram:64M:ramdisk:wce file:64M:fileio:wce blk:64M:block:wce
+# LUN 3: a null_blk completing every I/O after 2 s (over-credit's READs
+# stay in flight).
+modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
+nb=/sys/kernel/config/nullb/slow
+mkdir "$nb" || fail "mkdir $nb"
+{ echo 1 >"$nb/memory_backed" && echo 512 >"$nb/blocksize" && echo 16 >"$nb/size" &&
+	echo 2 >"$nb/irqmode" && echo 2000000000 >"$nb/completion_nsec" &&
+	echo 1 >"$nb/power"; } || fail "cannot configure the slow null_blk"
+slow=/dev/nullb$(cat "$nb/index")
+wait_for 10 test -b "$slow" || fail "no $slow"
+printf '%s\n' "/backstores/block create slow $slow" \
+	"/srpt/$TGT_WWN/luns create /backstores/block/slow" | targetcli_batch ||
+	fail "slow LUN"
+make_acl "$(printf '%016x' 1)$INI_PORT_GUID"
+make_acl "$RAW_ID"
+echo 1 >"$TPG_DIR/attrib/use_srq" || fail "use_srq=1"
+echo 32 >"$TPG_DIR/attrib/srp_credits" || fail "srp_credits=32"
+raw_client_setup
+
+srq_size=$(cat /sys/module/ib_srpt/parameters/srpt_srq_size)
+req_max=$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)
+page=$(getconf PAGESIZE)
+[ "$(resource recv_bytes)" = 0 ] || fail "receive buffers before any login: $(resource recv_bytes)"
+
+# --- two initiator ports, ch_count=2 each: 4 disks each (LUN 3 is slow)
+outa=$(SRP_EXPECT=4 srp_login "initiator_ext=0000000000000000,ch_count=2") ||
+	fail "login of initiator port 0"
+recv1=$(resource recv_bytes)
+outb=$(SRP_EXPECT=8 srp_login "initiator_ext=0000000000000001,ch_count=2") ||
+	fail "login of initiator port 1"
+mapfile -t da < <(echo "$outa" | head -n 3)
+mapfile -t db < <(comm -13 <(echo "$outa" | sort) <(echo "$outb" | sort) | head -n 3)
+[ ${#db[@]} -eq 3 ] || fail "second initiator port: disks ${db[*]}"
+[ "$(resource channels)" = 4 ] || fail "$(resource channels) channels, not 4"
+[ "$(awk '/ srq 1 /' "$CH" | wc -l)" = 4 ] || { cat "$CH"; fail "not every channel is on the SRQ"; }
+recv=$(resource recv_bytes)
+[ "$recv" = "$recv1" ] ||
+	fail "receive buffers grew from $recv1 to $recv bytes with more channels on the SRQ"
+per_buf=$((recv / srq_size))
+limit=$(((req_max + page - 1) / page * page + page))
+if [ $((per_buf * srq_size)) != "$recv" ] || [ "$per_buf" -gt "$limit" ]; then
+	fail "$recv bytes of receive buffers for an SRQ of $srq_size (at most $limit each)"
+fi
+[ "$(klog_count 'logged in to .*immediate data yes')" -ge 4 ] ||
+	fail "channels on the SRQ without immediate data: $(grep 'logged in to' "$KLOG" | tail -n 4)"
+log "4 channels of 2 initiator ports on one SRQ: $srq_size buffers of $per_buf bytes ($recv in all), immediate data"
+
+# --- fio on both ports at once (A: first 24 MiB of each LUN, B: from 32 MiB)
+fio_job() {
+	local sync=$1 i
+	cat <<-EOT
+	[global]
+	ioengine=libaio
+	direct=1
+	iodepth=48
+	rw=randwrite
+	bssplit=512/10:4k/40:64k/30:256k/20
+	size=24M
+	verify=crc32c
+	do_verify=1
+	randrepeat=0
+	sync=$sync
+	EOT
+	for i in 0 1 2; do
+		printf '[a%s]\nfilename=%s\n[b%s]\nfilename=%s\noffset=32M\n' \
+			"$i" "${da[i]}" "$i" "${db[i]}"
+	done
+}
+for sync in 0 1; do
+	fio_job "$sync" >/tmp/srq.fio
+	fio_verify "srq-sync$sync" /tmp/srq.fio &
+	fpid=$!
+	if [ "$sync" = 0 ]; then
+		raw_client "$RAW_ID" --lun 3 --timeout 60 over-credit >/tmp/oc.out 2>&1 ||
+			{ cat /tmp/oc.out; fail "over-credit"; }
+		grep -q 'the target closed the channel' /tmp/oc.out ||
+			{ cat /tmp/oc.out; fail "an initiator 2 x beyond its credits kept its channel on the SRQ"; }
+		wait_for 10 grep -q 'requests beyond its 32 credits; closing the channel' "$KLOG" ||
+			fail "the channel of the initiator beyond its credits closed without a log line"
+		log "over-credit: $(grep -E 'READs sent|closed' /tmp/oc.out | tr -s ' \n' ' ')"
+	fi
+	wait "$fpid" || fail "fio on 6 disks of 2 initiator ports, sync=$sync (/tmp/fio-srq-sync$sync.out)"
+	log "fio sync=$sync: 6 jobs on 2 initiator ports verified"
+done
+for h in $(srp_hosts); do
+	wait_for 10 sh -c "[ \$(cat /sys/class/scsi_host/$h/req_lim) = 32 ]" ||
+		fail "$h: req_lim $(cat "/sys/class/scsi_host/$h/req_lim") after the I/O, not 32"
+done
+cmds=$(awk '/ srq 1 / { for (i = 1; i < NF; i++) if ($i == "cmds") printf "%s ", $(i + 1) }' "$CH")
+for n in $cmds; do
+	if [ "$n" -le 16 ] || [ "$n" -gt 64 ]; then
+		fail "command pools of $cmds (16 at login, at most 2 x 32)"
+	fi
+done
+log "credits all back (req_lim 32); command pools grew to: $cmds"
+
+srp_logout || fail "logout"
+wait_for 30 sh -c "[ \$(awk '\$1 == \"channels\" { print \$2 }' $RES) = 0 ]" ||
+	fail "$(resource channels) channels left after logout"
+while read -r k v; do
+	[ "$v" = 0 ] || fail "after logout $k is $v, not 0 (the SRQ is freed with its last channel)"
+done <"$RES"
+splats=$(klog_splats)
+[ -z "$splats" ] || { echo "$splats" | head -n 20; fail "kernel splats"; }
+pass "4 channels of 2 initiator ports on one SRQ of $srq_size buffers: fio verified (sync 0 and 1), credits back, pools grew ($cmds); an initiator beyond its credits closed; SRQ freed after logout"
