@@ -283,3 +283,75 @@ out:
 	conn_close(&c);
 	return ret;
 }
+
+/* Answers to the READs of over-credit: take them as they come. */
+static void over_credit_take(struct conn *c, unsigned int *answered,
+			     unsigned int *not_good, int64_t *last)
+{
+	struct iu *a;
+
+	pump(c, 100);
+	while ((a = take_iu(c, false, 0, SRP_RSP))) {
+		(*answered)++;
+		*not_good += a->len < 20 || a->buf[19];
+		c->outstanding--;
+		*last = now_ms();
+		free(a);
+	}
+}
+
+/*
+ * over-credit: twice the credits plus 8 READ(10)s of one block on --lun (a
+ * slow one keeps them all in flight), back to back and ignoring req_lim,
+ * as an initiator that does not count its credits would. A target with a
+ * receive queue per channel holds back what it has no buffer for (RNR)
+ * and answers every READ; one on a shared receive queue takes them all
+ * and closes the channel once more than twice the credits are in flight.
+ * Either is right; the case says which, and fails if the target neither
+ * answers every READ nor closes the channel, with no progress for
+ * --timeout.
+ */
+int case_over_credit(void)
+{
+	unsigned int n, i, answered = 0, not_good = 0;
+	struct login_req l;
+	uint8_t iu[64], cdb[10];
+	struct conn c;
+	struct seg s;
+	int64_t last;
+	int ret;
+
+	default_login(&l);
+	ret = login_ok(&c, &l);
+	if (!ret)
+		ret = tur_good(&c);
+	if (ret)
+		goto out;
+	n = 2 * c.req_lim_init + 8;
+	last = now_ms();
+	for (i = 0; i < n && !dead(&c); i++) {
+		rw10_cdb(cdb, false, i % 16, 1);
+		s = (struct seg){ R_OFF + (i % 64) * 512, 512 };
+		if (send_iu(&c, iu, build_data_cmd(&c, iu, cdb, 10, false,
+						   DIRECT, &s, 1), false))
+			break;
+		c.req_lim--;
+		c.outstanding++;
+		if (c.nfree <= RESERVED_SLOTS + 1)
+			over_credit_take(&c, &answered, &not_good, &last);
+	}
+	note("%u of %u READs sent with %d credits", i, n, c.req_lim_init);
+	while (answered < n && !dead(&c) && now_ms() - last < g_timeout_ms)
+		over_credit_take(&c, &answered, &not_good, &last);
+	if (dead(&c)) {
+		note("the target closed the channel after %u answers", answered);
+	} else if (answered == n) {
+		note("all %u READs answered (%u not GOOD)", n, not_good);
+	} else {
+		ret = failf("%u of %u READs answered, nothing more for %d s, channel up",
+			    answered, n, g_timeout_ms / 1000);
+	}
+out:
+	conn_close(&c);
+	return ret;
+}

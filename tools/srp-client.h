@@ -13,5 +13,6 @@ extern bool g_hold;
 
 int case_login_storm(void);
 int case_flood(void);
+int case_over_credit(void);
 
 #endif
