@@ -152,6 +152,11 @@ check-install: deps modules modules-6.1 tools
 	bash tests/run.sh 23-install
 	bash tests/run.sh --kver 6.1 23-install
 
+# Every scenario with the TPG's use_srq=1 (not part of check): channels
+# receive through their device's shared receive queue.
+check-srq: deps modules unit tools
+	bash tests/run.sh --srq $(TESTS)
+
 # The same scenarios on soft-iWARP instead of soft-RoCE (not part of check):
 # siw.ko, which Debian's kernels lack, is built from Debian's linux-source
 # by tools/build-siw.sh (cached in build/siw/<release>/).
@@ -227,5 +232,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client build/srp-fuzz build/srp-discover
 
-.PHONY: all deps modules modules-6.1 modules-debug intree install uninstall dkms-install dkms-uninstall lint check check-debug check-install check-siw faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
+.PHONY: all deps modules modules-6.1 modules-debug intree install uninstall dkms-install dkms-uninstall lint check check-debug check-install check-siw check-srq faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
 endif

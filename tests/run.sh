@@ -1,7 +1,7 @@
 #!/bin/bash
 # Run the SRP target scenarios, one test VM each (tools/vm.sh).
 #
-#   tests/run.sh [--stock] [--siw] [--kver 6.12|6.1] [--debug] [NAME...]
+#   tests/run.sh [--stock] [--siw] [--srq] [--kver 6.12|6.1] [--debug] [NAME...]
 #
 # NAME selects scenarios by substring (e.g. "03" or "xfs").  With --stock (or
 # STOCK=1) Debian's own ib_srpt is tested instead of ./ib_srpt.ko; scenarios
@@ -14,7 +14,9 @@
 # time; "# release: skip <reason>" marks a scenario that runs there only
 # (it needs fault injection), "# debug: skip <reason>" one that does not run
 # there; "# default: skip <reason>" one that runs only when NAME selects
-# it.  Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug]/.
+# it.  With --srq (or USE_SRQ=1) the target port's TPG has use_srq=1: its
+# channels receive through the device's shared receive queue.
+# Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug][-srq]/.
 # Ends with "N passed, N failed[, N skipped]"; exit 1 if anything failed.
 set -uo pipefail
 
@@ -27,14 +29,16 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) STOCK=1; shift ;;
 	--siw) TRANSPORT=siw; shift ;;
+	--srq) USE_SRQ=1; shift ;;
 	--kver) vmargs+=(--kver "$2"); shift 2 ;;
 	--debug) vmargs+=(--debug); DEBUG=1; shift ;;
-	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
 	*) filters+=("$1"); shift ;;
 	esac
 done
 [ "$STOCK" = 1 ] && vmargs+=(--stock)
-export STOCK TRANSPORT
+USE_SRQ=${USE_SRQ:-0}
+export STOCK TRANSPORT USE_SRQ
 # A scenario takes 0.5-2 min in the VM; a hung one is killed after this
 # (480 s, or what its "# timeout: <seconds>" line says; 7.5 times that on
 # the debug kernel).  VM_TIMEOUT set by the caller wins.
@@ -105,7 +109,7 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 		failed=$((failed + 1))
 	fi
 done
-echo "--- $( [ "$STOCK" = 1 ] && echo "stock ib_srpt" || echo "our ib_srpt") on $TRANSPORT, total $(( $(date +%s) - t_all ))s"
+echo "--- $( [ "$STOCK" = 1 ] && echo "stock ib_srpt" || echo "our ib_srpt") on $TRANSPORT$( [ "$USE_SRQ" = 1 ] && echo ", use_srq=1"), total $(( $(date +%s) - t_all ))s"
 printf '%s\n' "${results[@]}"
 line="$passed passed, $failed failed"
 [ $skipped -gt 0 ] && line+=", $skipped skipped"

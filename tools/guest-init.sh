@@ -35,13 +35,14 @@ echo 1 >/proc/sys/kernel/printk_ratelimit 2>/dev/null
 SCRIPT=
 STOCK=0
 TRANSPORT=rxe
+USE_SRQ=0
 MODDIR=
 KMODROOT=
 GUEST_TIMEOUT=840
 ARGS=()
 # shellcheck disable=SC1091
 . "$RESULTS/job.env"
-export STOCK TRANSPORT MODDIR
+export STOCK TRANSPORT USE_SRQ MODDIR
 # A kernel that is not installed on the host (the debug kernel) brings its
 # module tree along; the overlay makes the link writable for our modules.
 if [ -n "$KMODROOT" ] && [ ! -e "/lib/modules/$(uname -r)" ]; then
@@ -52,7 +53,7 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 [ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
 
 # tools/vm.sh takes this line for "the scenario started".
-echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK, transport=$TRANSPORT)"
+echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK, transport=$TRANSPORT, use_srq=$USE_SRQ)"
 # In the kernel log too: tools/vm.sh tells reports of the boot from the
 # scenario's by it.
 echo "ib_srpt-test: scenario $SCRIPT starts" >/dev/kmsg

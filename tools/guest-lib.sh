@@ -268,6 +268,11 @@ load_target() {
 	SRPT_DIR=/sys/kernel/config/target/srpt
 	TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}"/tpgt_1)
 	[ -d "$TPG_DIR" ] || TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}")
+	if [ "${USE_SRQ:-0}" = 1 ]; then
+		# tests/run.sh --srq: the channels share the device's SRQ.
+		echo 1 >"$TPG_DIR/attrib/use_srq" || fail "cannot set use_srq=1"
+		log "use_srq=1: channels receive through the shared receive queue"
+	fi
 	if [ "$TRANSPORT" = siw ] && [ "$STOCK" != 1 ]; then
 		# The wildcard listener (rdma_cm_port) is IPv6 dual-stack; on
 		# siw its TCP socket takes the IPv4 login as ::ffff:192.0.2.1,

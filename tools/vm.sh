@@ -20,6 +20,7 @@
 # reports after the script, and any report fails the run.
 #
 # Environment: STOCK=1 (same as --stock), TRANSPORT=rxe|siw (--siw), KVER,
+# USE_SRQ=1 (guest-lib's load_target sets the TPG's use_srq=1),
 # VM_TIMEOUT, VM_MEM (2G; 3G with --debug), VM_SMP (2), VM_VERBOSE=1 (echo the guest console
 # live), SRPT_KO=<path> (test that build of ib_srpt.ko instead, e.g. one
 # without a fix, to see a scenario fail).
@@ -81,6 +82,7 @@ name=$(basename "$SCRIPT_REL" .sh)
 [ "$STOCK" = 1 ] && name="$name-stock"
 [ "$TRANSPORT" = rxe ] || name="$name-$TRANSPORT"
 [ "$KVER" = 6.12 ] || name="$name-$KVER"
+[ "${USE_SRQ:-0}" = 1 ] && name="$name-srq"
 LOGDIR=${LOGDIR:-$TOP/build/logs/$name}
 rm -rf "$LOGDIR"
 mkdir -p "$LOGDIR"
@@ -124,6 +126,7 @@ fi
 	printf 'SCRIPT=%q\n' "$SCRIPT_REL"
 	printf 'STOCK=%q\n' "$STOCK"
 	printf 'TRANSPORT=%q\n' "$TRANSPORT"
+	printf 'USE_SRQ=%q\n' "${USE_SRQ:-0}"
 	printf 'MODDIR=%q\n' "$MODDIR"
 	printf 'KMODROOT=%q\n' "$MODSRC"
 	# The guest gives up a bit before the host kills it, so that it can
