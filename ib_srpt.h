@@ -12,8 +12,10 @@
  *   srpt_ch.c      login (shared by the CMs), channel teardown,
  *                  device and target port registry
  *   srpt_cmd.c     SRP requests (SCSI commands, TMFs), LIO callbacks
- *   srpt_io.c      channel state, receive/send rings, data movement; hands
- *                  received IUs up through the handler srpt_io_init() got
+ *   srpt_io.c      channel state, receive/send rings, the send queue;
+ *                  hands received IUs up through the handler
+ *                  srpt_io_init() got
+ *   srpt_data.c    data buffers and RDMA contexts of commands
  *   srpt_buf.c     receive buffers (a channel's, or a device's SRQ) and
  *                  the command pool of a channel
  *   srpt_proto.c   SRP wire format (no verbs, no LIO)
@@ -827,13 +829,17 @@ void srpt_ch_wait_unpinned(struct srpt_rdma_ch *ch);
 u32 srpt_ch_tasks(struct srpt_rdma_ch *ch, const struct se_device *dev,
 		  u64 lun, bool tas, struct srpt_task *tasks, u32 max);
 void srpt_ch_wait_answered(struct srpt_rdma_ch *ch, u64 lun, const u64 *tag);
-int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci);
-void srpt_free_data(struct srpt_cmd *cmd);
 void srpt_send_rsp(struct srpt_cmd *cmd);
 void srpt_start_read(struct srpt_cmd *cmd);
 int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
 		     srpt_table_done_fn done);
 void srpt_free_table(struct srpt_cmd *cmd);
+
+/* srpt_data.c: data buffers and RDMA contexts of commands */
+int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci);
+void srpt_free_data(struct srpt_cmd *cmd);
+int srpt_rw_init(struct srpt_cmd *cmd);
+void srpt_rw_destroy(struct srpt_cmd *cmd);
 
 /* srpt_buf.c: receive buffers (a channel's or an SRQ's), command pools */
 void srpt_recv_layout(struct srpt_recv_layout *l, u32 size, u16 imm_offset);

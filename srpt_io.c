@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rings of an SRP channel and the data it moves: channel state,
- * receive buffers and the dispatch of received IUs (to srpt_cmd.c, in
- * arrival order), the command pool, data buffers, RDMA contexts and the
- * send queue, where RDMA READs and responses wait for slots (and, on
- * iWARP, MRs) in order.
+ * The rings of an SRP channel: channel state, receive buffers and the
+ * dispatch of received IUs (to srpt_cmd.c, in arrival order), the command
+ * pool, and the send queue, where RDMA READs and responses wait for slots
+ * (and, on iWARP, MRs) in order. Data buffers and RDMA contexts are
+ * srpt_data.c's.
  *
  * Credits: every receive buffer posted is one credit. A request consumes
  * one; it is given back (req_lim_delta) once the buffer holding the
@@ -787,217 +787,14 @@ void srpt_put_cmd(struct srpt_cmd *cmd)
 	srpt_ch_put(ch);
 }
 
-/*
- * Destroy the RDMA contexts of @cmd (their MRs go back to the QP's pool on
- * iWARP, the data buffer is unmapped); the data buffer itself stays.
- */
-static void __srpt_rw_destroy(struct srpt_cmd *cmd)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-	enum dma_data_direction dir;
-	u32 i;
-
-	dir = cmd->data_out ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
-	for (i = 0; i < cmd->n_active; i++) {
-		struct srpt_rw *rw = &cmd->rw[i];
-
-		if (!rw->active)
-			continue;
-		rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
-				    rw->sg, rw->cnt, dir);
-		rw->active = false;
-		atomic_dec(&ch->rw_active);
-	}
-	cmd->n_active = 0;
-	cmd->n_wrs = 0;
-	cmd->rw_ready = false;
-}
-
 /* The transfer of @cmd is over: give its RDMA contexts back. */
 static void srpt_rw_put(struct srpt_cmd *cmd)
 {
 	if (!cmd->rw_ready)
 		return;
-	__srpt_rw_destroy(cmd);
+	srpt_rw_destroy(cmd);
 	/* A command may be waiting for the MRs these held. */
 	srpt_sq_kick(cmd->ch);
-}
-
-/**
- * srpt_free_data() - free the data buffer of a command
- * @cmd: command; undoes srpt_alloc_data() and any RDMA context left
- */
-void srpt_free_data(struct srpt_cmd *cmd)
-{
-	u32 i;
-
-	__srpt_rw_destroy(cmd);
-	for (i = 0; i < cmd->n_rw; i++) {
-		struct srpt_rw *rw = &cmd->rw[i];
-
-		if (rw->sg) {
-			target_free_sgl(rw->sg, rw->nents);
-			srpt_res_add(SRPT_RES_DATA_BYTES, -(long)rw->len);
-		}
-		rw->sg = NULL;
-	}
-	if (cmd->rw && cmd->rw != cmd->rw_inline) {
-		kfree(cmd->rw);
-		srpt_res_add(SRPT_RES_RW_TABLES, -1);
-	}
-	cmd->rw = NULL;
-	cmd->n_rw = 0;
-	cmd->data_sg = NULL;
-	cmd->data_nents = 0;
-}
-
-/*
- * Immediate data stays in the receive buffer, where it starts on a page
- * boundary (srpt_recv_layout()): describe it page by page, as LIO and the
- * block layer expect a data buffer to be.
- */
-static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
-{
-	struct srpt_recv_iu *iu = cmd->iu;
-	void *data = iu->buf + ci->imm_off;
-	u32 n = DIV_ROUND_UP(ci->data_len, PAGE_SIZE), i;
-
-	WARN_ON_ONCE(offset_in_page(data) || n > cmd->ch->layout.imm_sg_cnt);
-	sg_init_table(iu->imm_sg, n);
-	for (i = 0; i < n; i++)
-		sg_set_page(&iu->imm_sg[i], virt_to_page(data + i * PAGE_SIZE),
-			    min_t(u32, ci->data_len - i * PAGE_SIZE, PAGE_SIZE),
-			    0);
-	cmd->imm = true;
-	cmd->data_sg = iu->imm_sg;
-	cmd->data_nents = n;
-}
-
-/**
- * srpt_alloc_data() - allocate the data buffer of a command
- * @cmd: command holding the request @ci was parsed from
- * @ci: the parsed SRP_CMD
- *
- * One scatterlist per RDMA context (a remote buffer, cut into pieces of
- * at most max_rdma_size), chained so that LIO sees a single list in
- * cmd->data_sg. Immediate data stays in the receive buffer.
- *
- * Return: 0, -E2BIG if the command needs too many RDMA contexts, or
- * -ENOMEM.
- */
-int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-	struct srpt_rw *prev = NULL;
-	u32 i, n = 0, k = 0, off, chunk;
-	int ret;
-
-	cmd->data_out = ci->data_out;
-	if (ci->fmt == SRP_DATA_DESC_IMM) {
-		if (ci->data_len)
-			srpt_imm_sg(cmd, ci);
-		return 0;
-	}
-	for (i = 0; i < ci->n_desc; i++)
-		n += DIV_ROUND_UP(srpt_cmd_desc(ci, i).len, ch->max_rdma_size);
-	if (!n)
-		return 0;
-	if (n > SRPT_MAX_RW)
-		return -E2BIG;
-	cmd->rw = cmd->rw_inline;
-	if (n > SRPT_INLINE_RW) {
-		cmd->rw = kcalloc(n, sizeof(*cmd->rw), GFP_KERNEL);
-		if (!cmd->rw)
-			return -ENOMEM;
-		srpt_res_add(SRPT_RES_RW_TABLES, 1);
-	} else {
-		memset(cmd->rw_inline, 0, sizeof(cmd->rw_inline));
-	}
-	cmd->n_rw = n;
-	for (i = 0; i < ci->n_desc; i++) {
-		struct srpt_cmd_desc d = srpt_cmd_desc(ci, i);
-
-		for (off = 0; off < d.len; off += chunk) {
-			struct srpt_rw *rw = &cmd->rw[k++];
-
-			chunk = min(d.len - off, ch->max_rdma_size);
-			rw->va = d.va + off;
-			rw->rkey = d.rkey;
-			rw->len = chunk;
-			ret = target_alloc_sgl(&rw->sg, &rw->nents, chunk,
-					       false, n > 1);
-			if (ret)
-				goto fail;
-			srpt_res_add(SRPT_RES_DATA_BYTES, chunk);
-			if (prev)
-				sg_chain(prev->sg, prev->nents + 1, rw->sg);
-			prev = rw;
-			cmd->data_nents += rw->nents;
-		}
-	}
-	cmd->data_sg = cmd->rw[0].sg;
-	return 0;
-
-fail:
-	srpt_free_data(cmd);
-	return ret;
-}
-
-/*
- * Set up the RDMA contexts for the bytes LIO wants moved: se_cmd
- * data_length may be below what the descriptors offer (underflow), in
- * which case the transfer stops there.
- *
- * Return: 0; -EAGAIN when the QP's MR pool is exhausted (iWARP needs an
- * MR per RDMA READ), with no context left behind; another error if the
- * command cannot be transferred at all.
- */
-static int srpt_rw_init(struct srpt_cmd *cmd)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-	u32 left = cmd->se_cmd.data_length;
-	enum dma_data_direction dir;
-	int ret;
-
-	if (cmd->pending == SRPT_PEND_TABLE)
-		left = cmd->rw[0].len;	/* no LIO command yet */
-
-	dir = cmd->data_out ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
-	cmd->n_wrs = 0;
-	cmd->xfer_len = 0;
-	for (cmd->n_active = 0; cmd->n_active < cmd->n_rw && left;
-	     cmd->n_active++) {
-		struct srpt_rw *rw = &cmd->rw[cmd->n_active];
-		u32 xfer = min(rw->len, left);
-
-		/* Page entries, or the one entry of a table. */
-		rw->cnt = min_t(u32, DIV_ROUND_UP(xfer, PAGE_SIZE), rw->nents);
-		/* Trim the last entry to what is moved. */
-		rw->sg[rw->cnt - 1].length = xfer - (rw->cnt - 1) * PAGE_SIZE;
-		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
-				       rw->sg, rw->cnt, 0, rw->va, rw->rkey,
-				       dir);
-		if (ret < 0)
-			goto fail;
-		rw->active = true;
-		atomic_inc(&ch->rw_active);
-		cmd->n_wrs += ret;
-		cmd->xfer_len += xfer;
-		left -= xfer;
-	}
-	ret = -EIO;
-	if (cmd->n_wrs + 1 > ch->sq_wr_total)
-		goto fail;
-	cmd->rw_ready = true;
-	return 0;
-
-fail:
-	if (ret != -EAGAIN)
-		pr_warn_ratelimited("%s: cannot set up the RDMA transfer of task %#llx (%u work requests, send queue %u): %d\n",
-				    ch->sess_name, cmd->tag, cmd->n_wrs + 1,
-				    ch->sq_wr_total, ret);
-	__srpt_rw_destroy(cmd);
-	return ret;
 }
 
 static bool srpt_pending_reads(struct srpt_cmd *cmd)
