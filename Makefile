@@ -124,11 +124,11 @@ soak: deps $(if $(filter debug,$(SOAK_KVER)),modules-debug,modules) tools
 		HOURS=$(HOURS) SEED=$(SEED)
 
 # Ours against Debian's ib_srpt and nvmet-rdma (tools/bench.sh, not part of
-# check): make bench [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,stock,nvmet]
+# check): make bench [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,srq,stock,nvmet]
 # [WORKLOADS=all]; build/bench/bench.md and bench.png.
 ROUNDS ?= 3
 RUNTIME ?= 8
-TARGETS ?= ours,stock,nvmet
+TARGETS ?= ours,srq,stock,nvmet
 WORKLOADS ?= all
 bench: deps modules tools
 	bash tools/bench.sh ROUNDS=$(ROUNDS) RUNTIME=$(RUNTIME) TARGETS=$(TARGETS) WORKLOADS=$(WORKLOADS)

@@ -4,6 +4,7 @@
 # soft-RoCE loopback, in interleaved rounds:
 #
 #   ours    this tree's ib_srpt.ko          initiator: ib_srp (RDMA/CM)
+#   srq     the same with use_srq=1         initiator: ib_srp (RDMA/CM)
 #   stock   Debian's ib_srpt.ko             initiator: ib_srp (RDMA/CM)
 #   nvmet   nvmet-rdma (Debian)             initiator: nvme-rdma
 #
@@ -28,11 +29,11 @@
 # per I/O from perf samples in its modules (ib_srpt + target_core_mod +
 # target_core_iblock; nvmet + nvmet_rdma), NaN without a working perf.
 #
-# Arguments: ROUNDS=3 RUNTIME=8 (seconds per fio run) TARGETS=ours,stock,nvmet
+# Arguments: ROUNDS=3 RUNTIME=8 (seconds per fio run) TARGETS=ours,srq,stock,nvmet
 # WORKLOADS=all (or a comma list of the names below).
 . "$PROJECT/tools/guest-lib.sh"
 
-ROUNDS=3 RUNTIME=8 TARGETS=ours,stock,nvmet WORKLOADS=all
+ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all
 scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS" "$@"
 
 # name rw bs iodepth [ch:jobs ...] - the ch_count/jobs pairs it runs with.
@@ -166,12 +167,13 @@ run_workloads() {
 	done < <(selected_workloads)
 }
 
-# SRP targets (ours and stock): the block LUNs and the ACL, ib_srp with
-# each ch_count.
+# SRP targets (ours, ours with use_srq=1, stock): the block LUNs and the
+# ACL, ib_srp with each ch_count.
 srp_target_round() {
 	local round=$1 tgt=$2 ch i devs
-	STOCK=0
+	STOCK=0 USE_SRQ=0
 	[ "$tgt" = stock ] && STOCK=1
+	[ "$tgt" = srq ] && USE_SRQ=1
 	TGT_MODS="ib_srpt|target_core_mod|target_core_iblock"
 	load_target
 	for ((i = 0; i < NLUNS; i++)); do
@@ -262,7 +264,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	for t in "${tgts[@]}"; do
 		log "=== round $r: $t"
 		case $t in
-		ours | stock) srp_target_round "$r" "$t" ;;
+		ours | srq | stock) srp_target_round "$r" "$t" ;;
 		nvmet) nvmet_round "$r" ;;
 		*) fail "unknown target $t" ;;
 		esac

@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import sys
 
-TARGETS = ("ours", "stock", "nvmet")
+TARGETS = ("ours", "srq", "stock", "nvmet")
 # Which figure counts for a workload: (column, label, higher is better).
 PRIMARY = {
     "qd1": [("lat_mean_us", "mean lat us", False),
@@ -102,9 +102,10 @@ def main():
     lines = ["# make bench", "",
              "Medians of %d round(s); ratios are ours/other with >1 = ours "
              "better (latency and CPU: other/ours)." % len(rounds), "",
-             "| workload | ch | jobs | figure | ours | stock | nvmet | "
-             "ours vs stock | ours vs nvmet |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "srq is ours with use_srq=1 (the shared receive queue).", "",
+             "| workload | ch | jobs | figure | ours | srq | stock | nvmet | "
+             "ours vs stock | srq vs stock | ours vs nvmet |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     dat = []
     for (w, ch, jobs) in configs:
         for col, label, higher in metrics(w) + [
@@ -113,10 +114,12 @@ def main():
                 ("tcpu_us_io", "target CPU us/IO", False)]:
             v = {t: get(w, ch, jobs, t, col) for t in TARGETS}
             rs = ratio(v["ours"], v["stock"], higher)
+            rq = ratio(v["srq"], v["stock"], higher)
             rn = ratio(v["ours"], v["nvmet"], higher)
-            lines.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s |" % (
-                w, ch, jobs, label, fmt(v["ours"]), fmt(v["stock"]),
-                fmt(v["nvmet"]), fmt(rs, 2), fmt(rn, 2)))
+            lines.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                w, ch, jobs, label, fmt(v["ours"]), fmt(v["srq"]),
+                fmt(v["stock"]), fmt(v["nvmet"]), fmt(rs, 2), fmt(rq, 2),
+                fmt(rn, 2)))
             if col in (metrics(w)[0][0], "tcpu_us_io"):
                 what = "cpu" if col == "tcpu_us_io" else label.split()[0]
                 dat.append(('"%s ch%d j%d %s"' % (w, ch, jobs, what), rs, rn))
@@ -175,6 +178,8 @@ def goals(get):
     for w, name in (("rr4k-qd32", "4k QD32 read"), ("rw4k-qd32", "4k QD32 write")):
         check("ours/stock IOPS, %s, ch1 j1" % name,
               ratio(get(w, 1, 1, "ours", "iops"), get(w, 1, 1, "stock", "iops"), True), ">= 1.3")
+        check("ours with use_srq=1 / stock IOPS, %s, ch1 j1" % name,
+              ratio(get(w, 1, 1, "srq", "iops"), get(w, 1, 1, "stock", "iops"), True), ">= 1.3")
         check("ours/nvmet IOPS, %s, ch1 j1" % name,
               ratio(get(w, 1, 1, "ours", "iops"), get(w, 1, 1, "nvmet", "iops"), True), ">= 1.0")
     for w, name in (("rr4k-qd1", "4k QD1 read"), ("rw4k-qd1", "4k QD1 write")):

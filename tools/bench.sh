@@ -3,7 +3,7 @@
 # soft-RoCE path, null_blk disk and fio workloads, in one guest boot of the
 # Debian 6.12 kernel (tools/bench-guest.sh), then the report:
 #
-#   tools/bench.sh [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,stock,nvmet] [WORKLOADS=all]
+#   tools/bench.sh [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,srq,stock,nvmet] [WORKLOADS=all]
 #
 # Writes build/bench/bench.md (medians, ratios, the goals of issue 8),
 # build/bench/bench.png and keeps the raw figures (bench.tsv, the guest's
@@ -11,7 +11,7 @@
 # minutes with the defaults.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ROUNDS=3 RUNTIME=8 TARGETS=ours,stock,nvmet WORKLOADS=all
+ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all
 for a in "$@"; do
 	case $a in
 	ROUNDS=* | RUNTIME=* | TARGETS=* | WORKLOADS=*) printf -v "${a%%=*}" %s "${a#*=}" ;;
