@@ -1336,8 +1336,11 @@ static bool srpt_srq_abuse(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 		return true;
 	}
 	if (req_lim < -(int)ch->rq_size) {
-		pr_warn_ratelimited("%s: %d requests beyond its %u credits; closing the channel\n",
-				    ch->sess_name, -req_lim, ch->rq_size);
+		/* Once: those behind it find the channel closing. */
+		if (req_lim == -(int)ch->rq_size - 1)
+			pr_warn_ratelimited("%s: %u requests in flight with %u credits; closing the channel\n",
+					    ch->sess_name, ch->rq_size - req_lim,
+					    ch->rq_size);
 		return true;
 	}
 	return false;
