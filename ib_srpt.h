@@ -370,7 +370,9 @@ struct srpt_cm_ops {
  * @imm_data_offset: where immediate data starts in an IU, 0 if none
  * @pad: bytes in front of the IU, so that immediate data starts on a page
  *	boundary as block devices need it
- * @alloc: bytes allocated per buffer (whole pages if @imm_data_offset)
+ * @alloc: bytes allocated per buffer
+ * @pages: the buffers are whole pages (immediate data, or IUs larger than
+ *	a page: kmalloc would round 8260 bytes up to 16 KiB), else kmalloc()
  * @imm_sg_cnt: scatterlist entries per buffer for immediate data
  */
 struct srpt_recv_layout {
@@ -378,6 +380,7 @@ struct srpt_recv_layout {
 	u16	imm_data_offset;
 	u32	pad;
 	u32	alloc;
+	bool	pages;
 	u32	imm_sg_cnt;
 };
 

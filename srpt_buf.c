@@ -59,9 +59,14 @@ void srpt_recv_layout(struct srpt_recv_layout *l, u32 size, u16 imm_offset)
 	l->imm_data_offset = imm_offset;
 	l->pad = 0;
 	l->imm_sg_cnt = 0;
-	l->alloc = size;
-	if (!imm_offset || imm_offset >= size)
+	if (!imm_offset || imm_offset >= size) {
+		/* Whole pages beyond a page: 8260 bytes take 12 KiB, not 16. */
+		l->pages = size > PAGE_SIZE;
+		l->alloc = l->pages ? PAGE_ALIGN(size) :
+				      kmalloc_size_roundup(size);
 		return;
+	}
+	l->pages = true;
 	l->pad = (PAGE_SIZE - imm_offset % PAGE_SIZE) % PAGE_SIZE;
 	l->alloc = PAGE_ALIGN(l->pad + size);
 	l->imm_sg_cnt = DIV_ROUND_UP(size - imm_offset, PAGE_SIZE);
@@ -71,7 +76,7 @@ static int srpt_alloc_recv_buf(struct ib_device *dev,
 			       const struct srpt_recv_layout *l,
 			       struct srpt_recv_iu *iu)
 {
-	if (l->imm_sg_cnt)
+	if (l->pages)
 		iu->base = alloc_pages_exact(l->alloc, GFP_KERNEL | __GFP_ZERO);
 	else
 		iu->base = kzalloc(l->alloc, GFP_KERNEL);
@@ -83,7 +88,7 @@ static int srpt_alloc_recv_buf(struct ib_device *dev,
 		srpt_res_add(SRPT_RES_RECV_BYTES, l->alloc);
 		return 0;
 	}
-	if (l->imm_sg_cnt)
+	if (l->pages)
 		free_pages_exact(iu->base, l->alloc);
 	else
 		kfree(iu->base);
@@ -99,7 +104,7 @@ static void srpt_free_recv_buf(struct ib_device *dev,
 	if (!iu->base)
 		return;
 	ib_dma_unmap_single(dev, iu->dma, l->size, DMA_FROM_DEVICE);
-	if (l->imm_sg_cnt)
+	if (l->pages)
 		free_pages_exact(iu->base, l->alloc);
 	else
 		kfree(iu->base);
