@@ -228,16 +228,12 @@ int case_flood(void)
 	unsigned long sent = 0, answered = 0, not_good = 0;
 	int64_t end, last;
 	struct seg s = { W_OFF, FLOOD_LEN };
-	struct login_req l;
 	uint8_t iu[64], cdb[10];
 	struct conn c;
 	struct iu *a;
 	int ret;
 
-	default_login(&l);
-	ret = login_ok(&c, &l);
-	if (!ret)
-		ret = tur_good(&c);
+	ret = login_tur(&c);
 	if (ret)
 		goto out;
 	fill_random(c.data + W_OFF, FLOOD_LEN);
@@ -314,17 +310,13 @@ static void over_credit_take(struct conn *c, unsigned int *answered,
 int case_over_credit(void)
 {
 	unsigned int n, i, answered = 0, not_good = 0;
-	struct login_req l;
 	uint8_t iu[64], cdb[10];
 	struct conn c;
 	struct seg s;
 	int64_t last;
 	int ret;
 
-	default_login(&l);
-	ret = login_ok(&c, &l);
-	if (!ret)
-		ret = tur_good(&c);
+	ret = login_tur(&c);
 	if (ret)
 		goto out;
 	n = 2 * c.req_lim_init + 8;

@@ -430,22 +430,6 @@ static int case_login_ok(void)
 
 /* A channel with the default login and multichannel action @flags
  * (0 SINGLE, 1 MULTI), checked with a TEST UNIT READY. */
-static int login_tur_flags(struct conn *c, uint8_t flags)
-{
-	struct login_req l;
-	int ret;
-
-	default_login(&l);
-	l.flags = flags;
-	ret = login_ok(c, &l);
-	return ret ? ret : tur_good(c);
-}
-
-static int login_tur(struct conn *c)
-{
-	return login_tur_flags(c, 0);
-}
-
 /* After a refused login the target must still accept a valid one. */
 static int relogin(void)
 {

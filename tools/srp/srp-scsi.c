@@ -232,6 +232,24 @@ int tur_good(struct conn *c)
 	return 0;
 }
 
+/* Log in (with the login flags @flags) and see TEST UNIT READY succeed. */
+int login_tur_flags(struct conn *c, uint8_t flags)
+{
+	struct login_req l;
+	int ret;
+
+	default_login(&l);
+	l.flags = flags;
+	ret = login_ok(c, &l);
+	return ret ? ret : tur_good(c);
+}
+
+/* login_tur_flags() with SINGLE. */
+int login_tur(struct conn *c)
+{
+	return login_tur_flags(c, 0);
+}
+
 int read_capacity(struct conn *c, uint64_t *blocks, uint32_t *bs)
 {
 	uint8_t cdb[10] = { 0x25 };

@@ -46,6 +46,8 @@ int data_cmd(struct conn *c, const uint8_t *cdb, unsigned int cdb_len,
 int nodata_cmd(struct conn *c, const uint8_t *cdb, unsigned int cdb_len,
 	       struct rsp *r);
 int tur_good(struct conn *c);
+int login_tur_flags(struct conn *c, uint8_t flags);
+int login_tur(struct conn *c);
 int read_capacity(struct conn *c, uint64_t *blocks, uint32_t *bs);
 void rw10_cdb(uint8_t *cdb, bool write, uint32_t lba, uint16_t nblk);
 int rw(struct conn *c, bool write, uint32_t lba, uint16_t nblk,
