@@ -73,7 +73,7 @@ fi
 	fail "channels on the SRQ without immediate data: $(grep 'logged in to' "$KLOG" | tail -n 4)"
 log "4 channels of 2 initiator ports on one SRQ: $srq_size buffers of $per_buf bytes ($recv in all), immediate data"
 
-# --- fio on both ports at once (A: first 24 MiB of each LUN, B: from 32 MiB)
+# --- fio on both ports at once (A: first 12 MiB of each LUN, B: from 32 MiB)
 fio_job() {
 	local sync=$1 i
 	cat <<-EOT
@@ -83,7 +83,7 @@ fio_job() {
 	iodepth=48
 	rw=randwrite
 	bssplit=512/10:4k/40:64k/30:256k/20
-	size=24M
+	size=12M
 	verify=crc32c
 	do_verify=1
 	randrepeat=0
