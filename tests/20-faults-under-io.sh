@@ -32,7 +32,7 @@
 #                stay), rmmod ib_srpt with ib_srp logged in, modprobe and the
 #                same configuration again: ib_srp reconnects by itself.
 #  logins        CYCLES ib_srp logins and logouts of a second I_T nexus
-#                (initiator_ext 1), ch_count 1..4 in turn (12 in make check,
+#                (initiator_ext 1), ch_count 1..4 in turn (6 in make check,
 #                3.5 s each; make faults runs 100).
 #  killed-login  initiators that die or hang in the middle of their login:
 #                RDMA/CM - the raw initiator (build/srp-client) frozen right
@@ -65,7 +65,7 @@
 . "$PROJECT/tools/guest-lib.sh"
 . "$PROJECT/tools/fault-lib.sh"
 
-REPEAT=1 FAULTS=all CYCLES=12
+REPEAT=1 FAULTS=all CYCLES=6
 scenario_args "REPEAT FAULTS CYCLES" "$@"
 [ "$FAULTS" = all ] && FAULTS=$ALL_FAULTS
 for f in ${FAULTS//,/ }; do
