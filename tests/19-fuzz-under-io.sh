@@ -49,6 +49,10 @@ FUZZ_LUN=3
 for id in $IU_ID $LOGIN_ID $IBCM_ID; do make_acl "$id"; done
 raw_client_setup
 MAX_REQ=$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)
+# On the shared receive queue (tests/run.sh --srq) the target grants
+# immediate data only at the offset the SRQ's buffers are laid out for.
+IMM=()
+[ "${USE_SRQ:-0}" = 1 ] && IMM=(--imm-offset 68)
 
 out=$(SRP_EXPECT=4 srp_login "ch_count=2") || fail "ib_srp login"
 mapfile -t disks <<<"$out"
@@ -94,7 +98,7 @@ read -r busy0 all0 < <(cpu_jiffies)
 t0=$(date +%s)
 "$FUZZ" --dest "$TGT_IP:$SRP_PORT" --id-ext "$ID_EXT" --ioc-guid "$IOC_GUID" \
 	--initiator-id $IU_ID --login-id $LOGIN_ID --forbid-id "$INI_PORT_ID" \
-	--lun $FUZZ_LUN --max-req-size "$MAX_REQ" --timeout 15 \
+	--lun $FUZZ_LUN --max-req-size "$MAX_REQ" "${IMM[@]}" --timeout 15 \
 	--seed "$SEED" --cases "$CASES" >/tmp/fuzz.out 2>&1
 frc=$?
 t1=$(date +%s)
@@ -124,7 +128,7 @@ ibcm_fuzz() {
 		n=$((n + 1))
 	done < <("$FUZZ" --ibcm-plan --seed "$SEED" --cases "$IBCM_CASES" \
 		--login-id $IBCM_ID --initiator-id $IU_ID --forbid-id "$INI_PORT_ID" \
-		--id-ext "$ID_EXT" --ioc-guid "$IOC_GUID" --max-req-size "$MAX_REQ")
+		--id-ext "$ID_EXT" --ioc-guid "$IOC_GUID" --max-req-size "$MAX_REQ" "${IMM[@]}")
 	[ "$n" = "$IBCM_CASES" ] || fail "IB CM: $n of $IBCM_CASES cases ran"
 	log "IB CM: $n logins answered as planned"
 }

@@ -7,7 +7,7 @@
  *            --initiator-id HEX32 --login-id HEX32 --lun N
  *            --seed S --cases N [--family login|iu|all] [--only K]
  *            [--probe-every K] [--max-req-size N] [--forbid-id HEX32]
- *            [--timeout SECS] [-v]
+ *            [--imm-offset N] [--timeout SECS] [-v]
  *   srp-fuzz --seed S --cases N --ibcm-plan     (see ibcm_plan())
  *
  * Case K is generated from its own PRNG state (xorshift64*, seeded from S
@@ -52,6 +52,8 @@ static enum { FAM_ALL, FAM_LOGIN, FAM_IU } g_family = FAM_ALL;
 static uint8_t g_login_id[16], g_forbid_id[16];
 static bool g_have_login_id, g_have_forbid;
 static unsigned int g_max_req = DEF_IT_IU_LEN;	/* srp_max_req_size */
+/* --imm-offset: the only immediate data offset granted (0: any valid one) */
+static unsigned int g_imm_only;
 char g_desc[512];
 
 /* ---- PRNG and case description ----------------------------------------- */
@@ -199,7 +201,8 @@ static void login_rules(const uint8_t *pd, unsigned int max_req,
 	w->must_accept = w->may_accept && fmt;
 	if (!fmt)
 		w->reasons |= REJ_BIT(SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
-	w->imm = (flags & SRP_IMMED_REQUESTED) && imm >= 52 && imm < len;
+	w->imm = (flags & SRP_IMMED_REQUESTED) && imm >= 52 && imm < len &&
+		 (!g_imm_only || imm == g_imm_only);
 }
 
 static void mutate_id(struct rng *r, uint8_t *id)
@@ -667,13 +670,16 @@ static void usage(FILE *out)
 		"                --initiator-id HEX32 --login-id HEX32 --lun N\n"
 		"                --seed S --cases N [--family login|iu|all] [--only K]\n"
 		"                [--probe-every K] [--max-req-size N] [--forbid-id HEX32]\n"
-		"                [--timeout SECS] [-v]\n"
+		"                [--imm-offset N] [--timeout SECS] [-v]\n"
 		"       srp-fuzz --id-ext HEX16 --ioc-guid HEX16 --login-id HEX32\n"
 		"                --seed S --cases N --ibcm-plan [--max-req-size N]\n"
+		"                [--imm-offset N]\n"
 		"--initiator-id: the I_T nexus of the IU channel; --login-id: the one\n"
 		"of the login cases and probes (both need ACLs); --lun: the fuzzer's\n"
 		"own LUN (SCSI commands go there or to LUNs >= 256); --forbid-id: an\n"
-		"initiator port ID never to send (another initiator's nexus).\n");
+		"initiator port ID never to send (another initiator's nexus);\n"
+		"--imm-offset: the target grants immediate data at this offset only\n"
+		"(a shared receive queue's buffer layout; default: any valid one).\n");
 }
 
 enum {
@@ -686,6 +692,7 @@ enum {
 	OPT_FORBID_ID,
 	OPT_FAMILY,
 	OPT_IBCM_PLAN,
+	OPT_IMM_OFFSET,
 };
 
 static const struct option options[] = {
@@ -699,6 +706,7 @@ static const struct option options[] = {
 	{ "forbid-id", required_argument, NULL, OPT_FORBID_ID },
 	{ "family", required_argument, NULL, OPT_FAMILY },
 	{ "ibcm-plan", no_argument, NULL, OPT_IBCM_PLAN },
+	{ "imm-offset", required_argument, NULL, OPT_IMM_OFFSET },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -724,6 +732,8 @@ static int fuzz_opt(int opt, const char *v, bool *plan)
 		return 0;
 	case OPT_MAX_REQ_SIZE:
 		return (g_max_req = strtoul(v, NULL, 0)) >= 64 ? 0 : -1;
+	case OPT_IMM_OFFSET:
+		return (g_imm_only = strtoul(v, NULL, 0)) < 65536 ? 0 : -1;
 	case OPT_LOGIN_ID:
 		return (g_have_login_id = !parse_hex(v, g_login_id, 16)) ? 0 : -1;
 	case OPT_FORBID_ID:
