@@ -72,6 +72,17 @@ void srpt_recv_layout(struct srpt_recv_layout *l, u32 size, u16 imm_offset)
 	l->imm_sg_cnt = DIV_ROUND_UP(size - imm_offset, PAGE_SIZE);
 }
 
+/* The memory of a receive buffer, as srpt_recv_layout() chose it. */
+static void srpt_free_recv_mem(const struct srpt_recv_layout *l,
+			       struct srpt_recv_iu *iu)
+{
+	if (l->pages)
+		free_pages_exact(iu->base, l->alloc);
+	else
+		kfree(iu->base);
+	iu->base = NULL;
+}
+
 static int srpt_alloc_recv_buf(struct ib_device *dev,
 			       const struct srpt_recv_layout *l,
 			       struct srpt_recv_iu *iu)
@@ -88,11 +99,7 @@ static int srpt_alloc_recv_buf(struct ib_device *dev,
 		srpt_res_add(SRPT_RES_RECV_BYTES, l->alloc);
 		return 0;
 	}
-	if (l->pages)
-		free_pages_exact(iu->base, l->alloc);
-	else
-		kfree(iu->base);
-	iu->base = NULL;
+	srpt_free_recv_mem(l, iu);
 	return -ENOMEM;
 }
 
@@ -104,11 +111,7 @@ static void srpt_free_recv_buf(struct ib_device *dev,
 	if (!iu->base)
 		return;
 	ib_dma_unmap_single(dev, iu->dma, l->size, DMA_FROM_DEVICE);
-	if (l->pages)
-		free_pages_exact(iu->base, l->alloc);
-	else
-		kfree(iu->base);
-	iu->base = NULL;
+	srpt_free_recv_mem(l, iu);
 	srpt_res_add(SRPT_RES_RECV_BYTES, -(long)l->alloc);
 }
 
@@ -280,7 +283,13 @@ int srpt_srq_post(struct srpt_recv_iu *iu)
 	return ret;
 }
 
-static void srpt_srq_free(struct srpt_srq *srq)
+/**
+ * srpt_srq_destroy() - free a shared receive queue (or what
+ *	srpt_srq_create() made of one)
+ * @srq: the SRQ, whose channels are all gone (so every buffer of it is
+ *	posted again)
+ */
+void srpt_srq_destroy(struct srpt_srq *srq)
 {
 	if (!IS_ERR_OR_NULL(srq->srq))
 		ib_destroy_srq(srq->srq);
@@ -338,16 +347,6 @@ struct srpt_srq *srpt_srq_create(struct srpt_device *sdev, u32 size,
 	return srq;
 
 fail:
-	srpt_srq_free(srq);
+	srpt_srq_destroy(srq);
 	return ERR_PTR(ret);
-}
-
-/**
- * srpt_srq_destroy() - free a shared receive queue
- * @srq: the SRQ, whose channels are all gone (so every buffer of it is
- *	posted again)
- */
-void srpt_srq_destroy(struct srpt_srq *srq)
-{
-	srpt_srq_free(srq);
 }
