@@ -668,6 +668,7 @@ struct srpt_task {
  * @release_work: tears the channel down
  * @rtu_timeout: closes an accepted channel whose connection did not get
  *	established in time (srpt_ch.c)
+ * @rtu_timeout_s: that time in seconds, taken at login
  */
 struct srpt_rdma_ch {
 	struct srpt_port		*sport;
@@ -730,6 +731,7 @@ struct srpt_rdma_ch {
 	struct list_head		entry;
 	struct work_struct		release_work;
 	struct delayed_work		rtu_timeout;
+	u32				rtu_timeout_s;
 };
 
 /**

@@ -376,8 +376,20 @@ static int srpt_channels_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_channels);
 
+/*
+ * How long an accepted login may take to get its connection established.
+ * An initiator's CM that answers the REP with an MRA (the RDMA/CM does for
+ * user-space consumers that have not accepted yet) makes ours wait about
+ * 70 s before each of up to 15 REP retries: a login that never completes
+ * would hold its channel and buffers for a quarter of an hour.
+ */
+#define SRPT_RTU_TIMEOUT_S	60
+/* In seconds; debugfs ib_srpt/rtu_timeout_s (tests wait less), 1 at least. */
+static u32 srpt_rtu_timeout_s = SRPT_RTU_TIMEOUT_S;
+
 /**
- * srpt_ch_debugfs_init() - create debugfs ib_srpt/channels
+ * srpt_ch_debugfs_init() - create debugfs ib_srpt/channels and
+ * ib_srpt/rtu_timeout_s (how long an accepted login may wait for its RTU)
  *
  * srpt_stats_exit() removes it with the directory.
  */
@@ -385,6 +397,8 @@ void srpt_ch_debugfs_init(void)
 {
 	debugfs_create_file("channels", 0444, srpt_debugfs_dir(), NULL,
 			    &srpt_channels_fops);
+	debugfs_create_u32("rtu_timeout_s", 0644, srpt_debugfs_dir(),
+			   &srpt_rtu_timeout_s);
 }
 
 /**
@@ -508,14 +522,10 @@ static void srpt_cm_end(struct srpt_rdma_ch *ch)
 	ch->cm_ops->disconnect(ch);
 }
 
-/*
- * How long an accepted login may take to get its connection established.
- * An initiator's CM that answers the REP with an MRA (the RDMA/CM does for
- * user-space consumers that have not accepted yet) makes ours wait about
- * 70 s before each of up to 15 REP retries: a login that never completes
- * would hold its channel and buffers for a quarter of an hour.
- */
-#define SRPT_RTU_TIMEOUT	(60 * HZ)
+static u32 srpt_rtu_timeout(void)
+{
+	return max(READ_ONCE(srpt_rtu_timeout_s), 1U);
+}
 
 static void srpt_rtu_timeout_work(struct work_struct *w)
 {
@@ -525,7 +535,7 @@ static void srpt_rtu_timeout_work(struct work_struct *w)
 	if (READ_ONCE(ch->cm_settled))
 		return;
 	pr_info_ratelimited("%s: connection not established %u s after the login response; closing the channel\n",
-			    ch->sess_name, SRPT_RTU_TIMEOUT / HZ);
+			    ch->sess_name, ch->rtu_timeout_s);
 	srpt_close_ch(ch);
 }
 
@@ -1167,8 +1177,11 @@ int srpt_login(struct srpt_login_ctx *lc)
 	}
 	if (!ch)
 		return -ECONNREFUSED;
-	if (!reason)
-		schedule_delayed_work(&ch->rtu_timeout, SRPT_RTU_TIMEOUT);
+	if (!reason) {
+		ch->rtu_timeout_s = srpt_rtu_timeout();
+		schedule_delayed_work(&ch->rtu_timeout,
+				      ch->rtu_timeout_s * HZ);
+	}
 	srpt_ch_setup_done(ch, !reason);
 	return 0;
 }

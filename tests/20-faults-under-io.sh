@@ -39,11 +39,12 @@
 #                after it sent its login (LD_PRELOAD shim: no RTU is sent;
 #                its CM answers the REP with an MRA, so the CM would wait
 #                for a quarter of an hour: the target gives up 60 s after
-#                its login response) and one killed
-#                (SIGKILL) while frozen so (its CM sends a REJ), and login
-#                storms killed at random moments; IB CM (tools/ibcm-test,
-#                not on iWARP) - a login without RTU that the target's CM
-#                times out, and one ended by rmmod of the test module.
+#                its login response, 10 s here via debugfs rtu_timeout_s)
+#                and one killed (SIGKILL) while frozen so (its CM sends a
+#                REJ), and login storms killed at random moments; IB CM
+#                (tools/ibcm-test, not on iWARP) - a login without RTU that
+#                the target's CM times out, and one ended by rmmod of the
+#                test module.
 #
 # ib_srp runs with fast_io_fail_tmo=off, dev_loss_tmo=120 and
 # reconnect_delay=1: commands of a channel that breaks are retried on the

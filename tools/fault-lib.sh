@@ -520,26 +520,39 @@ ibcm_no_rtu() {
 	wait_for 10 ibcm_channels_are 0 || fail "$FAULT: IB CM channel without RTU kept after rmmod of its initiator"
 	ft "IB CM no-RTU login released after rmmod"
 }
+# The target's RTU timeout (debugfs, 60 s by default) while the frozen
+# login of fault_killed_login waits it out.
+RTU_KNOB=/sys/kernel/debug/ib_srpt/rtu_timeout_s
+RTU_TEST_S=10
 fault_killed_login() {
-	local base t_a a
+	local base t_a a rtu rtu_was=
 	base=$(target_channels)
 	freeze_shim
-	frozen_login "$CLIENT_ID" A
-	a=$FROZEN t_a=$(now)
-	wait_for 10 channels_are $((base + 1)) || fail "$FAULT: the target holds $(target_channels) channels, not $base + 1"
 	frozen_login "$CLIENT2_ID" B
-	wait_for 10 channels_are $((base + 2)) || fail "$FAULT: the target holds $(target_channels) channels, not $base + 2"
+	wait_for 10 channels_are $((base + 1)) || fail "$FAULT: the target holds $(target_channels) channels, not $base + 1"
 	kill -KILL "$FROZEN"
-	wait_for 10 channels_are $((base + 1)) || fail "$FAULT: channel of a login killed before its RTU kept"
+	wait_for 10 channels_are "$base" || fail "$FAULT: channel of a login killed before its RTU kept"
 	ft "RDMA/CM login killed before its RTU released"
 	killed_storms 10
-	wait_for 20 channels_are $((base + 1)) || fail "$FAULT: $(target_channels) channels after killed login storms, not $base + 1"
+	wait_for 20 channels_are "$base" || fail "$FAULT: $(target_channels) channels after killed login storms, not $base"
 	ft "10 login storms killed"
 	if [ "$TRANSPORT" = rxe ]; then
 		ibcm_no_rtu
 	fi
-	wait_for 100 channels_are "$base" ||
+	# Last, alone: a login whose initiator never sends the RTU.
+	rtu=60
+	if [ -w "$RTU_KNOB" ]; then
+		rtu_was=$(cat "$RTU_KNOB") rtu=$RTU_TEST_S
+		echo "$rtu" >"$RTU_KNOB" || fail "$FAULT: cannot set $RTU_KNOB"
+	fi
+	frozen_login "$CLIENT_ID" A
+	a=$FROZEN t_a=$(now)
+	wait_for 10 channels_are $((base + 1)) || fail "$FAULT: the target holds $(target_channels) channels, not $base + 1"
+	wait_for $((rtu + 40)) channels_are "$base" ||
 		fail "$FAULT: RDMA/CM login without RTU still held $(since "$t_a")s after its request"
+	[ -z "$rtu_was" ] || echo "$rtu_was" >"$RTU_KNOB"
+	awk -v t="$(since "$t_a")" -v r="$rtu" 'BEGIN { exit !(t >= r - 1) }' ||
+		fail "$FAULT: the login without RTU was released $(since "$t_a")s after its request, before the ${rtu} s RTU timeout"
 	ft "RDMA/CM no-RTU login released by the target's RTU timeout ($(since "$t_a")s after the request)"
 	kill -KILL "$a"
 	wait "$a" 2>/dev/null
