@@ -404,7 +404,17 @@ srp_login() {
 		[ "$want" -ge 1 ] || want=1
 	fi
 	log "add_target: $opts" >&2
-	echo "$opts" >"$(srp_add_target_path)" || { log "add_target failed" >&2; return 1; }
+	# ib_srp removes a target port's SCSI host before it takes the port
+	# off its list (after the disconnect): right after srp_logout a new
+	# login of the same port may find it still there (EEXIST) for a while.
+	local tries=0
+	until echo "$opts" 2>/tmp/add_target.err >"$(srp_add_target_path)"; do
+		if ! grep -q 'File exists' /tmp/add_target.err || ((++tries > 40)); then
+			log "add_target failed: $(cat /tmp/add_target.err)" >&2
+			return 1
+		fi
+		sleep 0.5
+	done
 	wait_for 60 srp_ndisks_ge "$want" || { log "only $(srp_disks | wc -l) of $want disks" >&2; return 1; }
 	srp_disks
 }
