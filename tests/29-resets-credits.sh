@@ -9,7 +9,7 @@
 #     ib_srpt/channels req_lim) and ib_srp's own (sysfs req_lim) agree.
 #   - A request that LIO ends without any response (a LOGICAL UNIT RESET
 #     from another session with TAS off) still gives its credit back: a
-#     raw channel with 4 READs in flight on a slow LUN (null_blk completing
+#     raw channel with 4 READs in flight on a slow LUN (dm-delay completing
 #     each I/O after 5 s, emulate_tas=0) gets an SRP_CRED_REQ with them
 #     when another channel resets the LUN (srp-client case cred-req).
 #   - ABORT TASK SET, which LIO lacks and ib_srpt builds from ABORT TASK,
@@ -31,19 +31,23 @@ standard_setup blk:64M:block
 raw_client_setup
 CH=/sys/kernel/debug/ib_srpt/channels
 
-# slow_lun NAME TAS: a LUN on a null_blk completing every I/O after 5 s: the
-# resets and aborts must find the READs still in the backend (with 2 s, a
-# TCG stall once let 2 of 4 complete first).
-modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
+# slow_lun NAME TAS: a LUN whose every I/O dm-delay holds 5 s: the resets
+# and aborts must find the READs still in the backend (with 2 s, a TCG
+# stall once let 2 of 4 complete first). The delay is set once the device
+# is made (no partition scan at 5 s a READ: 22 s a LUN with a slow
+# null_blk, whose own 5 s request timeout would also fail READs).
+modprobe dm-delay || fail "modprobe dm-delay"
 slow_lun() {
-	local nb=/sys/kernel/config/nullb/$1 dev
-	mkdir "$nb" || fail "mkdir $nb"
-	{ echo 1 >"$nb/memory_backed" && echo 512 >"$nb/blocksize" && echo 16 >"$nb/size" &&
-		echo 2 >"$nb/irqmode" && echo 5000000000 >"$nb/completion_nsec" &&
-		echo 1 >"$nb/power"; } || fail "cannot configure the slow null_blk $1"
-	dev=/dev/nullb$(cat "$nb/index")
-	[ -b "/dev/$1" ] && dev=/dev/$1
-	wait_for 10 test -b "$dev" || fail "no block device for $nb"
+	local base dev=/dev/mapper/$1 sectors
+	base=$(make_nullb 16M) || exit 1
+	sectors=$(blockdev --getsz "$base")
+	dmsetup create --noudevsync "$1" --table "0 $sectors delay $base 0 0" ||
+		fail "dmsetup create $1"
+	dmsetup mknodes "$1"
+	[ -b "$dev" ] || fail "no $dev"
+	{ dmsetup suspend --noudevsync "$1" &&
+		dmsetup reload "$1" --table "0 $sectors delay $base 0 5000" &&
+		dmsetup resume --noudevsync "$1"; } || fail "dm-delay of 5 s on $dev"
 	targetcli_q /backstores/block create "$1" "$dev" || fail "block create $1"
 	# Before the LUN exists: LIO takes no TAS change on an exported device.
 	echo "$2" >/sys/kernel/config/target/core/iblock_*/"$1"/attrib/emulate_tas ||
