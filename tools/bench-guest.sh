@@ -84,13 +84,16 @@ perf_stop() {
 	[ $PERF_OK = 1 ] || return 0
 	wait "$PERF_PID" || log "perf record failed"
 }
-# perf_share: percent of the samples in the modules $TGT_MODS (-1
-# without perf), by sample address and /proc/kallsyms while the target is
+# perf_share BUSY: percent of the samples in the modules $TGT_MODS (-1
+# without perf or when unusable), by sample address and /proc/kallsyms while the target is
 # still loaded; the last run's samples per module stay in perf-mods.txt.
+# BUSY: the busy fraction of the CPUs /proc/stat counted over the run (the
+# samples are not used when they contradict it: tools/perf-modshare.py).
 perf_share() {
 	[ $PERF_OK = 1 ] || { echo -1; return 0; }
 	perf script -i /tmp/perf.data -F ip 2>/dev/null |
-		/usr/bin/python3 "$PROJECT/tools/perf-modshare.py" "$TGT_MODS" "$RESULTS/perf-mods.txt"
+		/usr/bin/python3 "$PROJECT/tools/perf-modshare.py" "$TGT_MODS" \
+			"$RESULTS/perf-mods.txt" "$1"
 }
 
 # run_fio ROUND TARGET CH JOBS NAME RW BS QD DEV: one timed fio run, one
@@ -110,7 +113,8 @@ run_fio() {
 	t1=$(date +%s.%N)
 	read -r -a c1 < <(cpu_jiffies)
 	perf_stop
-	share=$(perf_share)
+	share=$(perf_share "$(awk -v b="$((c1[0] - c0[0]))" -v t0="$t0" -v t1="$t1" \
+		-v hz="$(getconf CLK_TCK)" -v n="$(nproc)" 'BEGIN { printf "%.3f", b / ((t1 - t0) * hz * n) }')")
 	line=$(/usr/bin/python3 - "$json" "$t0" "$t1" "$(getconf CLK_TCK)" \
 		"$((c1[0] - c0[0]))" "$((c1[1] - c0[1]))" "$share" "$(nproc)" <<-'EOP'
 	import json, sys
