@@ -548,6 +548,8 @@ fault_killed_login() {
 	frozen_login "$CLIENT_ID" A
 	a=$FROZEN t_a=$(now)
 	wait_for 10 channels_are $((base + 1)) || fail "$FAULT: the target holds $(target_channels) channels, not $base + 1"
+	# (With rtu_timeout_s at 10 s this also fails if the knob were ignored:
+	# the 60 s default is beyond the wait.)
 	wait_for $((rtu + 40)) channels_are "$base" ||
 		fail "$FAULT: RDMA/CM login without RTU still held $(since "$t_a")s after its request"
 	[ -z "$rtu_was" ] || echo "$rtu_was" >"$RTU_KNOB"
