@@ -38,8 +38,9 @@ dmsetup create --noudevsync slow --table "0 $sectors delay $base 0 0" || fail "d
 dmsetup mknodes slow
 slow=/dev/mapper/slow
 [ -b "$slow" ] || fail "no $slow"
-dmsetup suspend --noudevsync slow && dmsetup reload slow --table "0 $sectors delay $base 0 10000" &&
-	dmsetup resume --noudevsync slow || fail "dm-delay of 10 s on $slow"
+{ dmsetup suspend --noudevsync slow &&
+	dmsetup reload slow --table "0 $sectors delay $base 0 10000" &&
+	dmsetup resume --noudevsync slow; } || fail "dm-delay of 10 s on $slow"
 printf '%s\n' "/backstores/block create slow $slow" \
 	"/srpt/$TGT_WWN/luns create /backstores/block/slow lun=3 add_mapped_luns=false" \
 	"/srpt/$TGT_WWN/acls create ib.$RAW_ID" | targetcli_batch ||
