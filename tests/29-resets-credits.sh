@@ -31,23 +31,13 @@ standard_setup blk:64M:block
 raw_client_setup
 CH=/sys/kernel/debug/ib_srpt/channels
 
-# slow_lun NAME TAS: a LUN whose every I/O dm-delay holds 5 s: the resets
-# and aborts must find the READs still in the backend (with 2 s, a TCG
-# stall once let 2 of 4 complete first). The delay is set once the device
-# is made (no partition scan at 5 s a READ: 22 s a LUN with a slow
-# null_blk, whose own 5 s request timeout would also fail READs).
-modprobe dm-delay || fail "modprobe dm-delay"
+# slow_lun NAME TAS: a LUN whose every I/O takes 5 s (slow_blockdev: 4 s on
+# a kernel without dm-delay): the resets and aborts must find the READs
+# still in the backend (with 2 s, a TCG stall once let 2 of 4 complete
+# first).
 slow_lun() {
-	local base dev=/dev/mapper/$1 sectors
-	base=$(make_nullb 16M) || exit 1
-	sectors=$(blockdev --getsz "$base")
-	dmsetup create --noudevsync "$1" --table "0 $sectors delay $base 0 0" ||
-		fail "dmsetup create $1"
-	dmsetup mknodes "$1"
-	[ -b "$dev" ] || fail "no $dev"
-	{ dmsetup suspend --noudevsync "$1" &&
-		dmsetup reload "$1" --table "0 $sectors delay $base 0 5000" &&
-		dmsetup resume --noudevsync "$1"; } || fail "dm-delay of 5 s on $dev"
+	local dev
+	dev=$(slow_blockdev "$1" 5000) || exit 1
 	targetcli_q /backstores/block create "$1" "$dev" || fail "block create $1"
 	# Before the LUN exists: LIO takes no TAS change on an exported device.
 	echo "$2" >/sys/kernel/config/target/core/iblock_*/"$1"/attrib/emulate_tas ||

@@ -23,24 +23,14 @@ CH=/sys/kernel/debug/ib_srpt/channels
 RAW_ID=0000000000000000c1ea75e700000002
 klog_start
 standard_setup ram:64M:ramdisk:wce file:64M:fileio:wce blk:64M:block:wce
-# LUN 3, the raw client's only: every I/O held 10 s by dm-delay, so that
-# all of over-credit's READs are in flight at once even when fio loads the
-# guest (with 2 s a loaded CI guest answered the first READs before the
-# 65th arrived). Not a slow null_blk: its 5 s request timeout caps the
-# delay. The delay is set after the device is made (no partition scan at
-# 10 s a READ), and ib_srp does not see the LUN (its ACLs are made before
-# it, and it is not mapped to them).
+# LUN 3, the raw client's only: every I/O held 10 s (slow_blockdev:
+# dm-delay; 4 s on a kernel without it), so that all of over-credit's READs
+# are in flight at once even when fio loads the guest (with a 2 s null_blk
+# a loaded CI guest answered the first READs before the 65th arrived).
+# ib_srp does not see the LUN (its ACLs are made before it, and it is not
+# mapped to them).
 make_acl "$(printf '%016x' 1)$INI_PORT_GUID"
-base=$(make_nullb 16M) || exit 1
-modprobe dm-delay || fail "modprobe dm-delay"
-sectors=$(blockdev --getsz "$base")
-dmsetup create --noudevsync slow --table "0 $sectors delay $base 0 0" || fail "dmsetup create slow"
-dmsetup mknodes slow
-slow=/dev/mapper/slow
-[ -b "$slow" ] || fail "no $slow"
-{ dmsetup suspend --noudevsync slow &&
-	dmsetup reload slow --table "0 $sectors delay $base 0 10000" &&
-	dmsetup resume --noudevsync slow; } || fail "dm-delay of 10 s on $slow"
+slow=$(slow_blockdev slow 10000) || exit 1
 printf '%s\n' "/backstores/block create slow $slow" \
 	"/srpt/$TGT_WWN/luns create /backstores/block/slow lun=3 add_mapped_luns=false" \
 	"/srpt/$TGT_WWN/acls create ib.$RAW_ID" | targetcli_batch ||

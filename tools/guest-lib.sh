@@ -290,6 +290,41 @@ load_target() {
 	TGT_WWN=ib.$TGT_GID
 }
 
+# slow_blockdev NAME MS: a 16 MiB block device (its path printed) whose
+# every I/O takes MS ms, for READs that must stay in flight: dm-delay on a
+# fast null_blk, the delay loaded once the device exists (no partition scan
+# at MS a READ). A kernel without dm-delay (the debug kernel's small
+# config) gets a null_blk completing after at most 4 s: null_blk's own
+# 5 s request timeout would fail a READ held longer.
+slow_blockdev() {
+	local name=$1 ms=$2 base sectors nb dev
+	if modprobe dm-delay 2>/dev/null; then
+		base=$(make_nullb 16M) || exit 1
+		sectors=$(blockdev --getsz "$base")
+		dev=/dev/mapper/$name
+		{ dmsetup create --noudevsync "$name" --table "0 $sectors delay $base 0 0" &&
+			dmsetup mknodes "$name" && [ -b "$dev" ] &&
+			dmsetup suspend --noudevsync "$name" &&
+			dmsetup reload "$name" --table "0 $sectors delay $base 0 $ms" &&
+			dmsetup resume --noudevsync "$name"; } >&2 ||
+			fail "dm-delay of $ms ms as $dev" >&2
+		echo "$dev"
+		return 0
+	fi
+	((ms > 4000)) && ms=4000
+	modprobe null_blk nr_devices=0 || fail "modprobe null_blk" >&2
+	nb=/sys/kernel/config/nullb/$name
+	{ mkdir "$nb" && echo 1 >"$nb/memory_backed" && echo 512 >"$nb/blocksize" &&
+		echo 16 >"$nb/size" && echo 2 >"$nb/irqmode" &&
+		echo "$((ms * 1000000))" >"$nb/completion_nsec" &&
+		echo 1 >"$nb/power"; } || fail "slow null_blk $nb" >&2
+	dev=/dev/nullb$(cat "$nb/index")
+	# null_blk names the disk after its configfs directory on newer kernels.
+	[ -b "/dev/$name" ] && dev=/dev/$name
+	wait_for 10 test -b "$dev" || fail "no block device for $nb" >&2
+	echo "$dev"
+}
+
 # make_nullb SIZE [CACHE_MB [nomem]]: a memory-backed null_blk device of
 # SIZE (e.g. 64M, 1G) with 512-byte blocks, created through null_blk's
 # configfs; prints its /dev path.  It completes I/O asynchronously, like a
