@@ -1054,6 +1054,21 @@ static int send_reads(struct conn *c, uint64_t *tags)
 	return 0;
 }
 
+/*
+ * Wait until the target has taken every IU sent on @c so far: it dispatches
+ * a channel's IUs in arrival order, so once a TEST UNIT READY sent after
+ * them is answered, they have reached LIO (READs are in the backend). A
+ * fixed pause is not enough: two channels are not ordered, and a loaded
+ * guest once took longer than 500 ms for a channel's READs.
+ */
+static int taken(struct conn *c, const char *name)
+{
+	if (tur_good(c))
+		return failctx("channel %s: TEST UNIT READY after the READs",
+			       name);
+	return 0;
+}
+
 /* How many of the IUs with @tags (@n) are in the receive queue (dropped). */
 static unsigned int answered(struct conn *c, const uint64_t *tags,
 			     unsigned int n)
@@ -1084,7 +1099,7 @@ static int case_abort_task_set(void)
 	if (!ret)
 		ret = send_reads(&c, tags);
 	if (!ret)
-		pump(&c, 500);		/* the READs reach the backend */
+		ret = taken(&c, "c");
 	if (!ret)
 		ret = tm(&c, 0x02, 0, 0x00, "ABORT TASK SET over 4 READs");
 	if (!ret) {
@@ -1186,9 +1201,9 @@ static int case_cred_req(void)
 		ret = tur_good(&a) || tur_good(&b);
 	if (!ret)
 		ret = send_reads(&b, tags);
-	/* Let b's READs reach LIO (the two channels are not ordered). */
+	/* b's READs reach LIO before a resets the LU. */
 	if (!ret)
-		pump(&b, 500);
+		ret = taken(&b, "b");
 	if (!ret)
 		ret = tm(&a, 0x08, ~0ULL, 0x00, "LOGICAL UNIT RESET on the other channel");
 	end = now_ms() + g_timeout_ms;
@@ -1347,10 +1362,9 @@ static int case_clear_task_set(void)
 	if (!ret)
 		ret = send_reads(&a, ta) || send_reads(&a2, ta2) ||
 		      send_reads(&b, tb);
+	if (!ret)
+		ret = taken(&b, "b") || taken(&a2, "a2") || taken(&a, "a");
 	if (!ret) {
-		pump(&b, 300);		/* the READs reach the backend */
-		pump(&a2, 100);
-		pump(&a, 100);
 		ret = tm(&a, 0x04, 0, g_foreign_export ? 0x04 : 0x00,
 			 "CLEAR TASK SET over 12 READs on 3 channels");
 	}
