@@ -59,7 +59,10 @@ INI_MAC=02:00:00:00:00:02
 log() { echo "[$TEST_NAME] $*"; }
 pass() { echo "PASS: $TEST_NAME: $*"; exit 0; }
 fail() {
-	echo "FAIL: $TEST_NAME: $*"
+	local msg="$*"
+
+	# One line: the run's summary shows only the FAIL: line.
+	echo "FAIL: $TEST_NAME: ${msg//$'\n'/ | }"
 	dmesg | tail -n 30 | sed 's/^/  dmesg: /'
 	exit 1
 }
@@ -297,7 +300,7 @@ load_target() {
 # config) gets a null_blk completing after at most 4 s: null_blk's own
 # 5 s request timeout would fail a READ held longer.
 slow_blockdev() {
-	local name=$1 ms=$2 base sectors nb dev
+	local name=$1 ms=$2 base sectors dev
 	if modprobe dm-delay 2>/dev/null; then
 		base=$(make_nullb 16M) || exit 1
 		sectors=$(blockdev --getsz "$base")
@@ -312,29 +315,22 @@ slow_blockdev() {
 		return 0
 	fi
 	((ms > 4000)) && ms=4000
-	modprobe null_blk nr_devices=0 || fail "modprobe null_blk" >&2
-	nb=/sys/kernel/config/nullb/$name
-	{ mkdir "$nb" && echo 1 >"$nb/memory_backed" && echo 512 >"$nb/blocksize" &&
-		echo 16 >"$nb/size" && echo 2 >"$nb/irqmode" &&
-		echo "$((ms * 1000000))" >"$nb/completion_nsec" &&
-		echo 1 >"$nb/power"; } || fail "slow null_blk $nb" >&2
-	dev=/dev/nullb$(cat "$nb/index")
-	# null_blk names the disk after its configfs directory on newer kernels.
-	[ -b "/dev/$name" ] && dev=/dev/$name
-	wait_for 10 test -b "$dev" || fail "no block device for $nb" >&2
-	echo "$dev"
+	make_nullb 16M 0 "delay=$ms"
 }
 
-# make_nullb SIZE [CACHE_MB [nomem]]: a memory-backed null_blk device of
-# SIZE (e.g. 64M, 1G) with 512-byte blocks, created through null_blk's
-# configfs; prints its /dev path.  It completes I/O asynchronously, like a
+# make_nullb SIZE [CACHE_MB [nomem|delay=MS]]: a memory-backed null_blk
+# device of SIZE (e.g. 64M, 1G) with 512-byte blocks, created through
+# null_blk's configfs; prints its /dev path.  It completes I/O asynchronously, like a
 # real disk.  With CACHE_MB it has a volatile write cache of that size (and
 # FUA), like a real disk: flushes and FUA writes then mean something.  nomem:
 # no memory behind it (reads return whatever; tools/bench-guest.sh).
+# delay=MS: every I/O completes after MS ms (below null_blk's own 5 s request
+# timeout, or it fails the I/O; slow_blockdev).
 make_nullb() {
-	local size=$1 cache=${2:-0} mem=1 mb n d dev
+	local size=$1 cache=${2:-0} mem=1 ns=0 mb n d dev
 	case ${3:-} in
 	nomem) mem=0 ;;
+	delay=*) ns=$(( ${3#delay=} * 1000000 )) ;;
 	'') ;;
 	*) fail "make_nullb: unknown option $3" ;;
 	esac
@@ -351,6 +347,8 @@ make_nullb() {
 	mkdir "$d" || fail "mkdir $d"
 	{ echo $mem >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
 		echo "$mb" >"$d/size" && echo "$cache" >"$d/cache_size" &&
+		{ ((ns == 0)) || { echo 2 >"$d/irqmode" &&
+			echo "$ns" >"$d/completion_nsec"; }; } &&
 		echo 1 >"$d/power"; } || fail "cannot configure null_blk $d"
 	# 6.12 names the disk after the configfs directory, 6.1 after index.
 	dev=/dev/nullb$(cat "$d/index")
