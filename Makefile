@@ -125,13 +125,16 @@ soak: deps $(if $(filter debug,$(SOAK_KVER)),modules-debug,modules) tools
 
 # Ours against Debian's ib_srpt and nvmet-rdma (tools/bench.sh, not part of
 # check): make bench [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,srq,stock,nvmet]
-# [WORKLOADS=all]; build/bench/bench.md and bench.png.
+# [WORKLOADS=all] [CH_JOBS=all, e.g. 1:1,2:2]; build/bench/bench.md and
+# bench.png.
 ROUNDS ?= 3
 RUNTIME ?= 8
 TARGETS ?= ours,srq,stock,nvmet
 WORKLOADS ?= all
+CH_JOBS ?= all
 bench: deps modules tools
-	bash tools/bench.sh ROUNDS=$(ROUNDS) RUNTIME=$(RUNTIME) TARGETS=$(TARGETS) WORKLOADS=$(WORKLOADS)
+	bash tools/bench.sh ROUNDS=$(ROUNDS) RUNTIME=$(RUNTIME) TARGETS=$(TARGETS) \
+		WORKLOADS=$(WORKLOADS) CH_JOBS=$(CH_JOBS)
 
 # Both kernels, W=1 and sparse: what must stay warning-free.
 lint:

@@ -33,12 +33,19 @@
 # WORKLOADS=all (or a comma list of the names below).
 . "$PROJECT/tools/guest-lib.sh"
 
-ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all
-scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS" "$@"
+ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all
+scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS CH_JOBS" "$@"
 
 # name rw bs iodepth [ch:jobs ...] - the ch_count/jobs pairs it runs with.
+# -atN: fio holds each job to N IOPS (rate_iops), below what any target
+# reaches, so the CPUs are not saturated and the guest CPU per I/O tells
+# the targets' costs apart (at QD32 the 2 vCPUs are busy throughout and
+# CPU per I/O only mirrors the IOPS).  CH_JOBS=1:1,2:2 limits every
+# workload to those pairs.
 ALL_WORKLOADS=(
 	"rr4k-qd1 randread 4k 1 1:1 2:1"
+	"rr4k-qd8-at1500 randread 4k 8 1:1"
+	"rw4k-qd8-at1500 randwrite 4k 8 1:1"
 	"rw4k-qd1 randwrite 4k 1 1:1 2:1"
 	"rr4k-qd32 randread 4k 32 1:1 1:2 2:1 2:2 3:2 4:2"
 	"rw4k-qd32 randwrite 4k 32 1:1 1:2 2:1 2:2 3:2 4:2"
@@ -100,14 +107,15 @@ perf_share() {
 # line of $TSV.
 run_fio() {
 	local round=$1 tgt=$2 ch=$3 jobs=$4 name=$5 rw=$6 bs=$7 qd=$8 dev=$9
-	local c0 c1 t0 t1 json=/tmp/fio-$name.json line share
+	local c0 c1 t0 t1 json=/tmp/fio-$name.json line share rate=()
+	[[ $name =~ -at([0-9]+)$ ]] && rate=(--rate_iops="${BASH_REMATCH[1]}")
 	read -r -a c0 < <(cpu_jiffies)
 	t0=$(date +%s.%N)
 	perf_start
 	fio --name="$name" --filename="$dev" --rw="$rw" --bs="$bs" \
 		--iodepth="$qd" --numjobs="$jobs" --direct=1 --ioengine=libaio \
 		--time_based --runtime="$RUNTIME" --group_reporting \
-		--randrepeat=0 --norandommap --size=1g \
+		--randrepeat=0 --norandommap --size=1g "${rate[@]}" \
 		--output-format=json --output="$json" >/dev/null 2>/tmp/fio.err ||
 		fail "fio $name on $tgt: $(cat /tmp/fio.err)"
 	t1=$(date +%s.%N)
@@ -140,13 +148,20 @@ run_fio() {
 	log "$tgt ch=$ch jobs=$jobs $name: $(cut -f3,4,5,8,10 <<<"$line" | tr '\t' ' ') (iops kib/s mean-us cpu-us/io target-us/io)"
 }
 
-# selected_workloads: the lines of ALL_WORKLOADS that WORKLOADS selects.
+# selected_workloads: the lines of ALL_WORKLOADS that WORKLOADS selects,
+# with only the ch:jobs pairs CH_JOBS selects (none left: left out).
 selected_workloads() {
-	local w
+	local w f p pairs
 	for w in "${ALL_WORKLOADS[@]}"; do
 		[ "$WORKLOADS" = all ] || [[ ,$WORKLOADS, == *,${w%% *},* ]] || continue
-		echo "$w"
+		read -r -a f <<<"$w"
+		pairs=()
+		for p in "${f[@]:4}"; do
+			[ "$CH_JOBS" = all ] || [[ ,$CH_JOBS, == *,$p,* ]] && pairs+=("$p")
+		done
+		[ ${#pairs[@]} -gt 0 ] && echo "${f[*]:0:4} ${pairs[*]}"
 	done
+	return 0
 }
 # channel_counts: the ch_counts the selected workloads need.
 channel_counts() {

@@ -4,6 +4,7 @@
 # Debian 6.12 kernel (tools/bench-guest.sh), then the report:
 #
 #   tools/bench.sh [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,srq,stock,nvmet] [WORKLOADS=all]
+#                  [CH_JOBS=all, or ch:jobs pairs like 1:1,2:2]
 #
 # Writes build/bench/bench.md (medians, ratios, the goals of issue 8),
 # build/bench/bench.png and keeps the raw figures (bench.tsv, the guest's
@@ -11,18 +12,18 @@
 # minutes with the defaults.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all
+ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all
 for a in "$@"; do
 	case $a in
-	ROUNDS=* | RUNTIME=* | TARGETS=* | WORKLOADS=*) printf -v "${a%%=*}" %s "${a#*=}" ;;
-	*) echo "usage: $0 [ROUNDS=N] [RUNTIME=S] [TARGETS=a,b] [WORKLOADS=a,b]" >&2; exit 2 ;;
+	ROUNDS=* | RUNTIME=* | TARGETS=* | WORKLOADS=* | CH_JOBS=*) printf -v "${a%%=*}" %s "${a#*=}" ;;
+	*) echo "usage: $0 [ROUNDS=N] [RUNTIME=S] [TARGETS=a,b] [WORKLOADS=a,b] [CH_JOBS=1:1,2:2]" >&2; exit 2 ;;
 	esac
 done
 ntgt=$(tr ',' '\n' <<<"$TARGETS" | wc -l)
-# 28 fio runs per target and round, each RUNTIME plus ~8 s (perf report
+# 30 fio runs per target and round, each RUNTIME plus ~8 s (perf report
 # included); 120 s setup (four logins to 16 LUNs).
-export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (120 + 28 * (RUNTIME + 8)) ))
+export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (120 + 30 * (RUNTIME + 8)) ))
 bash "$TOP/tools/vm.sh" tools/bench-guest.sh ROUNDS="$ROUNDS" RUNTIME="$RUNTIME" \
-	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS"
+	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS" CH_JOBS="$CH_JOBS"
 python3 "$TOP/tools/bench-report.py" "$TOP/build/logs/bench-guest/bench.tsv" "$TOP/build/bench"
 echo "bench: $TOP/build/bench/bench.md, $TOP/build/bench/bench.png"
