@@ -19,7 +19,7 @@
 # fio run goes to $RESULTS/bench.tsv:
 #
 #   round target ch jobs workload ios seconds iops kib_s lat_mean_us
-#   lat_p50_us lat_p99_us cpu_us_io kcpu_us_io tcpu_us_io
+#   lat_p50_us lat_p99_us cpu_us_io kcpu_us_io tcpu_us_io hcpu_us_io
 #
 # cpu_us_io: guest CPU time (user+system+irq+softirq, every CPU, from
 # /proc/stat) over the run per I/O - initiator, target and rxe together,
@@ -28,6 +28,9 @@
 # their difference is the target's.  tcpu_us_io: the target's own CPU time
 # per I/O from perf samples in its modules (ib_srpt + target_core_mod +
 # target_core_iblock; nvmet + nvmet_rdma), NaN without a working perf.
+# hcpu_us_io: the vCPU threads' CPU time on the host per I/O (VM_HOST_CPU,
+# tools/host-vcpu.py): what the guest really ran, halted vCPUs not counted,
+# whatever the guest's own accounting under TCG says; NaN without it.
 #
 # Arguments: ROUNDS=3 RUNTIME=8 (seconds per fio run) TARGETS=ours,srq,stock,nvmet
 # WORKLOADS=all (or a comma list of the names below).
@@ -62,6 +65,12 @@ NQN=nqn.2014-08.org.example:bench
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-000000000001
 NVMET=/sys/kernel/config/nvmet
 TSV=$RESULTS/bench.tsv
+
+# host_vcpu: "host_epoch vcpu_ticks clk_tck n" - the vCPUs' CPU time as the
+# host counts it (tools/host-vcpu.py, make bench sets VM_HOST_CPU=1).
+host_vcpu() {
+	cat "$RESULTS/host-vcpu.txt" 2>/dev/null || echo "0 0 0 0"
+}
 
 # /proc/stat: busy and kernel-busy jiffies of all CPUs.
 cpu_jiffies() {
@@ -107,8 +116,9 @@ perf_share() {
 # line of $TSV.
 run_fio() {
 	local round=$1 tgt=$2 ch=$3 jobs=$4 name=$5 rw=$6 bs=$7 qd=$8 dev=$9
-	local c0 c1 t0 t1 json=/tmp/fio-$name.json line share rate=()
+	local c0 c1 h0 h1 t0 t1 json=/tmp/fio-$name.json line share rate=()
 	[[ $name =~ -at([0-9]+)$ ]] && rate=(--rate_iops="${BASH_REMATCH[1]}")
+	read -r -a h0 < <(host_vcpu)
 	read -r -a c0 < <(cpu_jiffies)
 	t0=$(date +%s.%N)
 	perf_start
@@ -120,16 +130,19 @@ run_fio() {
 		fail "fio $name on $tgt: $(cat /tmp/fio.err)"
 	t1=$(date +%s.%N)
 	read -r -a c1 < <(cpu_jiffies)
+	read -r -a h1 < <(host_vcpu)
 	perf_stop
 	share=$(perf_share "$(awk -v b="$((c1[0] - c0[0]))" -v t0="$t0" -v t1="$t1" \
 		-v hz="$(getconf CLK_TCK)" -v n="$(nproc)" 'BEGIN { printf "%.3f", b / ((t1 - t0) * hz * n) }')")
 	line=$(/usr/bin/python3 - "$json" "$t0" "$t1" "$(getconf CLK_TCK)" \
-		"$((c1[0] - c0[0]))" "$((c1[1] - c0[1]))" "$share" "$(nproc)" <<-'EOP'
+		"$((c1[0] - c0[0]))" "$((c1[1] - c0[1]))" "$share" "$(nproc)" \
+		"$((h1[1] - h0[1]))" "${h1[2]}" <<-'EOP'
 	import json, sys
 	j = json.load(open(sys.argv[1]))["jobs"][0]
 	t0, t1, hz = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 	busy, kbusy = int(sys.argv[5]), int(sys.argv[6])
 	share, ncpu = float(sys.argv[7]), int(sys.argv[8])
+	hticks, hhz = int(sys.argv[9]), int(sys.argv[10])
 	ios = j["read"]["total_ios"] + j["write"]["total_ios"]
 	side = j["read"] if j["read"]["total_ios"] else j["write"]
 	secs = (j["read"]["runtime"] or j["write"]["runtime"]) / 1000.0
@@ -138,14 +151,16 @@ run_fio() {
 	us = 1e6 / hz / max(ios, 1)
 	# perf samples cover RUNTIME seconds on every CPU.
 	tcpu = share / 100 * secs * ncpu * 1e6 / max(ios, 1) if share >= 0 else float("nan")
-	print("%d\t%.3f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f" % (
+	# The host's count (0.25 s samples, 10 ms ticks) from the whole run.
+	hcpu = hticks * 1e6 / hhz / max(ios, 1) if hhz and hticks > 0 else float("nan")
+	print("%d\t%.3f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t%.1f" % (
 	    ios, secs, ios / secs, side["bw"], side["lat_ns"]["mean"] / 1e3,
 	    pct.get("50.000000", 0) / 1e3, pct.get("99.000000", 0) / 1e3,
-	    busy * us, kbusy * us, tcpu))
+	    busy * us, kbusy * us, tcpu, hcpu))
 	EOP
 	) || fail "cannot read $json"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$tgt" "$ch" "$jobs" "$name" "$line" >>"$TSV"
-	log "$tgt ch=$ch jobs=$jobs $name: $(cut -f3,4,5,8,10 <<<"$line" | tr '\t' ' ') (iops kib/s mean-us cpu-us/io target-us/io)"
+	log "$tgt ch=$ch jobs=$jobs $name: $(cut -f3,4,5,8,10,11 <<<"$line" | tr '\t' ' ') (iops kib/s mean-us cpu-us/io target-us/io host-vcpu-us/io)"
 }
 
 # selected_workloads: the lines of ALL_WORKLOADS that WORKLOADS selects,
@@ -274,7 +289,7 @@ for ((i = 0; i < NLUNS; i++)); do
 done
 install_modules
 perf_check
-printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\ttcpu_us_io\n' >"$TSV"
+printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\ttcpu_us_io\thcpu_us_io\n' >"$TSV"
 { echo "kernel $(uname -r), $(nproc) vCPUs, fio $(fio --version), RUNTIME=${RUNTIME}s"
   echo "ours: $(modinfo -F filename ib_srpt)"
   echo "stock: $(stock_srpt_ko)"; } >"$RESULTS/bench-env.txt"

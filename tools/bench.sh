@@ -22,6 +22,7 @@ done
 ntgt=$(tr ',' '\n' <<<"$TARGETS" | wc -l)
 # 30 fio runs per target and round, each RUNTIME plus ~8 s (perf report
 # included); 120 s setup (four logins to 16 LUNs).
+export VM_HOST_CPU=1	# tools/host-vcpu.py: the vCPUs' host CPU time
 export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (120 + 30 * (RUNTIME + 8)) ))
 bash "$TOP/tools/vm.sh" tools/bench-guest.sh ROUNDS="$ROUNDS" RUNTIME="$RUNTIME" \
 	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS" CH_JOBS="$CH_JOBS"

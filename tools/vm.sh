@@ -23,7 +23,8 @@
 # USE_SRQ=1 (guest-lib's load_target sets the TPG's use_srq=1),
 # VM_TIMEOUT, VM_MEM (2G; 3G with --debug), VM_SMP (2), VM_VERBOSE=1 (echo the guest console
 # live), SRPT_KO=<path> (test that build of ib_srpt.ko instead, e.g. one
-# without a fix, to see a scenario fail).
+# without a fix, to see a scenario fail), VM_HOST_CPU=1 (the vCPU threads'
+# host CPU time in the results share's host-vcpu.txt: tools/host-vcpu.py).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -153,7 +154,8 @@ qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
       -kernel "$KIMAGE" -initrd "$INITRD" -append "$cmdline"
       -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
       -virtfs "local,path=$TOP,mount_tag=project,security_model=none,readonly=on,multidevs=remap"
-      -virtfs "local,path=$LOGDIR,mount_tag=results,security_model=none,multidevs=remap")
+      -virtfs "local,path=$LOGDIR,mount_tag=results,security_model=none,multidevs=remap"
+      -name ib_srpt-guest,debug-threads=on)	# vCPU threads "CPU n/TCG": tools/host-vcpu.py
 
 echo "vm.sh: $SCRIPT_REL (kernel $KREL, stock=$STOCK, $TRANSPORT) logs in $LOGDIR" >&2
 start=$(date +%s)
@@ -172,6 +174,10 @@ run_guest() {
 		qpid=$!
 		if [ "${VM_VERBOSE:-0}" = 1 ]; then
 			tail -n +1 -f --pid=$qpid "$CONSOLE" &
+		fi
+		# make bench: the vCPU threads' host CPU time, for the guest to read.
+		if [ "${VM_HOST_CPU:-0}" = 1 ]; then
+			python3 -B "$TOP/tools/host-vcpu.py" $qpid "$LOGDIR/host-vcpu.txt" &
 		fi
 		# A guest that has its result but does not power off (a hung device
 		# shutdown: ib_srp waiting for a dead channel, say) is stopped.
