@@ -8,7 +8,7 @@
 #
 # Writes build/bench/bench.md (medians, ratios, the goals of issue 8),
 # build/bench/bench.png and keeps the raw figures (bench.tsv, the guest's
-# log) in build/logs/bench-guest/.  Not part of make check; about 70
+# log) in build/logs/bench-guest/.  Not part of make check; about 75
 # minutes with the defaults.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
