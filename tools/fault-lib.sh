@@ -525,7 +525,7 @@ ibcm_no_rtu() {
 RTU_KNOB=/sys/kernel/debug/ib_srpt/rtu_timeout_s
 RTU_TEST_S=10
 fault_killed_login() {
-	local base t_a a rtu rtu_was=
+	local base t_a a rtu held rtu_was=
 	base=$(target_channels)
 	freeze_shim
 	frozen_login "$CLIENT2_ID" B
@@ -552,10 +552,11 @@ fault_killed_login() {
 	# the 60 s default is beyond the wait.)
 	wait_for $((rtu + 40)) channels_are "$base" ||
 		fail "$FAULT: RDMA/CM login without RTU still held $(since "$t_a")s after its request"
+	held=$(since "$t_a")
 	[ -z "$rtu_was" ] || echo "$rtu_was" >"$RTU_KNOB"
-	awk -v t="$(since "$t_a")" -v r="$rtu" 'BEGIN { exit !(t >= r - 1) }' ||
-		fail "$FAULT: the login without RTU was released $(since "$t_a")s after its request, before the ${rtu} s RTU timeout"
-	ft "RDMA/CM no-RTU login released by the target's RTU timeout ($(since "$t_a")s after the request)"
+	awk -v t="$held" -v r="$rtu" 'BEGIN { exit !(t >= r - 1) }' ||
+		fail "$FAULT: the login without RTU was released ${held}s after its request, before the ${rtu} s RTU timeout"
+	ft "RDMA/CM no-RTU login released by the target's RTU timeout (${held}s after the request)"
 	kill -KILL "$a"
 	wait "$a" 2>/dev/null
 }
