@@ -320,10 +320,11 @@ slow_blockdev() {
 
 # make_nullb SIZE [CACHE_MB [nomem|delay=MS]]: a memory-backed null_blk
 # device of SIZE (e.g. 64M, 1G) with 512-byte blocks, created through
-# null_blk's configfs; prints its /dev path.  It completes I/O asynchronously, like a
-# real disk.  With CACHE_MB it has a volatile write cache of that size (and
-# FUA), like a real disk: flushes and FUA writes then mean something.  nomem:
-# no memory behind it (reads return whatever; tools/bench-guest.sh).
+# null_blk's configfs; prints its /dev path (a failure goes to stderr: the
+# callers take stdout).  It completes I/O asynchronously, like a real disk.
+# With CACHE_MB it has a volatile write cache of that size (and FUA), like a
+# real disk: flushes and FUA writes then mean something.  nomem: no memory
+# behind it (reads return whatever; tools/bench-guest.sh).
 # delay=MS: every I/O completes after MS ms (below null_blk's own 5 s request
 # timeout, or it fails the I/O; slow_blockdev).
 make_nullb() {
@@ -332,28 +333,28 @@ make_nullb() {
 	nomem) mem=0 ;;
 	delay=*) ns=$(( ${3#delay=} * 1000000 )) ;;
 	'') ;;
-	*) fail "make_nullb: unknown option $3" ;;
+	*) fail "make_nullb: unknown option $3" >&2 ;;
 	esac
 	case $size in
 	*G) mb=$(( ${size%G} * 1024 )) ;;
 	*M) mb=${size%M} ;;
-	*) fail "make_nullb: size $size not in M or G" ;;
+	*) fail "make_nullb: size $size not in M or G" >&2 ;;
 	esac
-	modprobe null_blk nr_devices=0 || fail "modprobe null_blk"
+	modprobe null_blk nr_devices=0 || fail "modprobe null_blk" >&2
 	for ((n = 0; ; n++)); do
 		d=/sys/kernel/config/nullb/nullb$n
 		[ -e "$d" ] || break
 	done
-	mkdir "$d" || fail "mkdir $d"
+	mkdir "$d" || fail "mkdir $d" >&2
 	{ echo $mem >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
 		echo "$mb" >"$d/size" && echo "$cache" >"$d/cache_size" &&
 		{ ((ns == 0)) || { echo 2 >"$d/irqmode" &&
 			echo "$ns" >"$d/completion_nsec"; }; } &&
-		echo 1 >"$d/power"; } || fail "cannot configure null_blk $d"
+		echo 1 >"$d/power"; } || fail "cannot configure null_blk $d" >&2
 	# 6.12 names the disk after the configfs directory, 6.1 after index.
 	dev=/dev/nullb$(cat "$d/index")
 	[ -b "/dev/${d##*/}" ] && dev=/dev/${d##*/}
-	wait_for 10 test -b "$dev" || fail "no block device for $d"
+	wait_for 10 test -b "$dev" || fail "no block device for $d" >&2
 	echo "$dev"
 }
 
