@@ -5,6 +5,7 @@
 #
 #   ours    this tree's ib_srpt.ko          initiator: ib_srp (RDMA/CM)
 #   srq     the same with use_srq=1         initiator: ib_srp (RDMA/CM)
+#   base    this tree's ib_srpt.ko at BASE  initiator: ib_srp (RDMA/CM)
 #   stock   Debian's ib_srpt.ko             initiator: ib_srp (RDMA/CM)
 #   nvmet   nvmet-rdma (Debian)             initiator: nvme-rdma
 #
@@ -33,11 +34,12 @@
 # whatever the guest's own accounting under TCG says; NaN without it.
 #
 # Arguments: ROUNDS=3 RUNTIME=8 (seconds per fio run) TARGETS=ours,srq,stock,nvmet
-# WORKLOADS=all (or a comma list of the names below).
+# WORKLOADS=all (or a comma list of the names below) CH_JOBS=all BASE_KO=
+# (target base: that ib_srpt.ko, relative to the project; tools/bench.sh).
 . "$PROJECT/tools/guest-lib.sh"
 
-ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all
-scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS CH_JOBS" "$@"
+ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all BASE_KO=
+scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS CH_JOBS BASE_KO" "$@"
 
 # name rw bs iodepth [ch:jobs ...] - the ch_count/jobs pairs it runs with.
 # -atN: fio holds each job to N IOPS (rate_iops), below what any target
@@ -205,8 +207,9 @@ run_workloads() {
 # ACL, ib_srp with each ch_count.
 srp_target_round() {
 	local round=$1 tgt=$2 ch i devs
-	STOCK=0 USE_SRQ=0
+	STOCK=0 USE_SRQ=0 SRPT_INSMOD=
 	[ "$tgt" = stock ] && STOCK=1
+	[ "$tgt" = base ] && SRPT_INSMOD=$PROJECT/$BASE_KO
 	[ "$tgt" = srq ] && USE_SRQ=1
 	TGT_MODS="ib_srpt|target_core_mod|target_core_iblock"
 	load_target
@@ -292,13 +295,14 @@ perf_check
 printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\ttcpu_us_io\thcpu_us_io\n' >"$TSV"
 { echo "kernel $(uname -r), $(nproc) vCPUs, fio $(fio --version), RUNTIME=${RUNTIME}s"
   echo "ours: $(modinfo -F filename ib_srpt)"
-  echo "stock: $(stock_srpt_ko)"; } >"$RESULTS/bench-env.txt"
+  echo "stock: $(stock_srpt_ko)"
+  [ -z "$BASE_KO" ] || echo "base: $BASE_KO, $(modinfo -F srcversion "$PROJECT/$BASE_KO")"; } >"$RESULTS/bench-env.txt"
 IFS=, read -r -a tgts <<<"$TARGETS"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for t in "${tgts[@]}"; do
 		log "=== round $r: $t"
 		case $t in
-		ours | srq | stock) srp_target_round "$r" "$t" ;;
+		ours | srq | base | stock) srp_target_round "$r" "$t" ;;
 		nvmet) nvmet_round "$r" ;;
 		*) fail "unknown target $t" ;;
 		esac

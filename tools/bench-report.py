@@ -4,7 +4,7 @@
     tools/bench-report.py BENCH.TSV OUTDIR
 
 OUTDIR gets bench.md (markdown: medians over the rounds, absolute figures
-and the ratios ours/stock and ours/nvmet, then the issue's goals checked
+and the ratios ours/stock, ours/nvmet and ours/base, then the issue's goals checked
 against them), ratios.dat and, when gnuplot is there, bench.png (one bar
 pair per row: how much better ours is, >1 = ours better, latency and CPU
 inverted).  "target CPU" is perf's share of samples in the target's own
@@ -23,7 +23,10 @@ import statistics
 import subprocess
 import sys
 
-TARGETS = ("ours", "srq", "stock", "nvmet")
+TARGETS = ("ours", "srq", "base", "stock", "nvmet")
+# The comparisons the table shows (when both ran): (a, b) is a vs b.
+PAIRS = (("ours", "stock"), ("srq", "stock"), ("ours", "nvmet"),
+         ("ours", "base"))
 # Which figure counts for a workload: (column, label, higher is better).
 PRIMARY = {
     "qd1": [("lat_mean_us", "mean lat us", False),
@@ -80,15 +83,15 @@ def metrics(workload):
     return PRIMARY[base(workload).rsplit("-", 1)[1]] + CPU_COLS
 
 
-def round_ratios(runs, key, col, higher):
-    """ours/stock round by round for the config @key (workload, ch, jobs)."""
+def round_ratios(runs, key, col, higher, a="ours", b="stock"):
+    """@a/@b round by round for the config @key (workload, ch, jobs)."""
     by = {}
-    for t in ("ours", "stock"):
+    for t in (a, b):
         for r in runs.get(key + (t,), []):
             v = float(r.get(col) or "nan")
             if not math.isnan(v):
                 by.setdefault(r["round"], {})[t] = v
-    return [x for x in (ratio(v.get("ours"), v.get("stock"), higher)
+    return [x for x in (ratio(v.get(a), v.get(b), higher)
                         for v in by.values()) if x is not None]
 
 
@@ -135,40 +138,45 @@ def main():
         v = m.get(col) if m else None
         return None if v is None or math.isnan(v) else v
 
+    present = [t for t in TARGETS if any(k[3] == t for k in runs)]
+    pairs = [p for p in PAIRS if p[0] in present and p[1] in present]
     lines = ["# make bench", "",
-             "Medians of %d round(s); ratios are ours/other with >1 = ours "
-             "better (latency and CPU: other/ours)." % len(rounds), "",
-             "srq is ours with use_srq=1 (the shared receive queue). "
-             "\"by round\": ours/stock within each round, median (range): "
-             "how far one run's noise moves the ratio.", "",
-             "| workload | ch | jobs | figure | ours | srq | stock | nvmet | "
-             "ours vs stock | by round | srq vs stock | ours vs nvmet |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "Medians of %d round(s); ratios are a/b with >1 = a "
+             "better (latency and CPU: b/a)." % len(rounds), "",
+             "srq is ours with use_srq=1 (the shared receive queue); base is "
+             "ours as of make bench BASE=<rev>. \"by round\": the ratio "
+             "within each round, median (range): how far one run's noise "
+             "moves it.", "",
+             "| workload | ch | jobs | figure | " + " | ".join(present) + " | " +
+             " | ".join("%s vs %s | by round" % p for p in pairs) + " |",
+             "|---" * (4 + len(present) + 2 * len(pairs)) + "|"]
     dat = []
     for (w, ch, jobs) in configs:
         for col, label, higher in metrics(w):
             v = {t: get(w, ch, jobs, t, col) for t in TARGETS}
-            rs = ratio(v["ours"], v["stock"], higher)
-            rq = ratio(v["srq"], v["stock"], higher)
-            rn = ratio(v["ours"], v["nvmet"], higher)
-            lines.append("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                w, ch, jobs, label, fmt(v["ours"]), fmt(v["srq"]),
-                fmt(v["stock"]), fmt(v["nvmet"]), fmt(rs, 2),
-                spread(round_ratios(runs, (w, ch, jobs), col, higher)),
-                fmt(rq, 2), fmt(rn, 2)))
-            if col in (metrics(w)[0][0], "tcpu_us_io"):
+            rs = [ratio(v[a], v[b], higher) for a, b in pairs]
+            cells = [fmt(v[t]) for t in present]
+            for (a, b), r in zip(pairs, rs):
+                cells += [fmt(r, 2), spread(round_ratios(
+                    runs, (w, ch, jobs), col, higher, a, b))]
+            lines.append("| %s | %d | %d | %s | %s |" % (
+                w, ch, jobs, label, " | ".join(cells)))
+            if col in (metrics(w)[0][0], "tcpu_us_io") and any(rs):
                 what = "cpu" if col == "tcpu_us_io" else label.split()[0]
-                dat.append(('"%s ch%d j%d %s"' % (w, ch, jobs, what), rs, rn))
+                dat.append(('"%s ch%d j%d %s"' % (w, ch, jobs, what), rs))
     lines += scale(get)
     lines += ["", "## Goals (issue 8)", ""]
     lines += goals(get)
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    # One series per comparison that has a figure at all (gnuplot stops on
+    # a series without one valid point).
+    keep = [i for i in range(len(pairs)) if any(d[1][i] for d in dat)]
     with open(os.path.join(out, "ratios.dat"), "w") as f:
-        for name, rs, rn in dat:
-            f.write("%s %s %s\n" % (name, fmt(rs, 3).replace("-", "NaN"),
-                                    fmt(rn, 3).replace("-", "NaN")))
-    plot(out, len(dat), any(rn is not None for _n, _s, rn in dat))
+        for name, rs in dat:
+            f.write("%s %s\n" % (name, " ".join(
+                fmt(rs[i], 3).replace("-", "NaN") for i in keep)))
+    plot(out, len(dat), ["%s vs %s" % pairs[i] for i in keep])
     print("\n".join(lines))
 
 
@@ -239,9 +247,11 @@ def goals(get):
     return out
 
 
-def plot(out, n, nvmet):
-    """bench.png from ratios.dat; the nvmet bars only when nvmet ran
-    (gnuplot stops on a series without one valid point)."""
+def plot(out, n, series):
+    """bench.png from ratios.dat: one bar per row and comparison (@series,
+    the titles of its columns 2...)."""
+    if not series:
+        return
     script = """
 set terminal pngcairo size %d,600 font ',9' noenhanced
 set output '%s/bench.png'
@@ -252,12 +262,14 @@ set boxwidth 0.9
 set yrange [0:*]
 set grid y
 set xtics rotate by -60 scale 0
-set ylabel 'ours vs other (>1 = ours better)'
-set title 'make bench: ours vs stock ib_srpt and nvmet-rdma (medians, one run)'
+set ylabel 'a vs b (>1 = a better)'
+set title 'make bench: ours vs the others (medians, one run)'
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2
-plot '%s/ratios.dat' using 2:xtic(1) title 'ours vs stock'%s
-""" % (400 + 30 * n, out, out,
-       ", '' using 3 title 'ours vs nvmet'" if nvmet else "")
+plot %s
+""" % (400 + 30 * n, out, ", ".join(
+        "'%s/ratios.dat' using %d%s title '%s'" % (
+            out, i + 2, ":xtic(1)" if i == 0 else "", t)
+        for i, t in enumerate(series)))
     try:
         subprocess.run(["gnuplot"], input=script.encode(), check=True)
     except (OSError, subprocess.CalledProcessError) as e:

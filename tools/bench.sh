@@ -4,7 +4,11 @@
 # Debian 6.12 kernel (tools/bench-guest.sh), then the report:
 #
 #   tools/bench.sh [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,srq,stock,nvmet] [WORKLOADS=all]
-#                  [CH_JOBS=all, or ch:jobs pairs like 1:1,2:2]
+#                  [CH_JOBS=all, or ch:jobs pairs like 1:1,2:2] [BASE=<git rev>]
+#
+# Target "base" (with BASE=<rev>): this tree's module as it was at <rev>,
+# built here into build/bench/base/ - a speed change measured before and
+# after in one run (TARGETS=ours,base).
 #
 # Writes build/bench/bench.md (medians, ratios, the goals of issue 8),
 # build/bench/bench.png and keeps the raw figures (bench.tsv, the guest's
@@ -12,19 +16,30 @@
 # minutes with the defaults.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all
+ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all BASE=
 for a in "$@"; do
 	case $a in
-	ROUNDS=* | RUNTIME=* | TARGETS=* | WORKLOADS=* | CH_JOBS=*) printf -v "${a%%=*}" %s "${a#*=}" ;;
-	*) echo "usage: $0 [ROUNDS=N] [RUNTIME=S] [TARGETS=a,b] [WORKLOADS=a,b] [CH_JOBS=1:1,2:2]" >&2; exit 2 ;;
+	ROUNDS=* | RUNTIME=* | TARGETS=* | WORKLOADS=* | CH_JOBS=* | BASE=*) printf -v "${a%%=*}" %s "${a#*=}" ;;
+	*) echo "usage: $0 [ROUNDS=N] [RUNTIME=S] [TARGETS=a,b] [WORKLOADS=a,b] [CH_JOBS=1:1,2:2] [BASE=rev]" >&2; exit 2 ;;
 	esac
 done
+BASE_KO=
+if [[ ,$TARGETS, == *,base,* ]]; then
+	[ -n "$BASE" ] || { echo "bench: target base needs BASE=<git rev>" >&2; exit 2; }
+	src=$TOP/build/bench/base
+	kdir=$(find /usr/src -maxdepth 1 -name 'linux-headers-6.12.*-amd64' | sort -V | tail -n1)
+	rm -rf "$src" && mkdir -p "$src"
+	git -C "$TOP" archive "$BASE" | tar -x -C "$src"
+	echo "bench: base = $(git -C "$TOP" log -1 --format='%h %s' "$BASE" | cut -c1-72)" >&2
+	make -s -C "$kdir" M="$src" CONFIG_INFINIBAND_SRPT=m modules >/dev/null
+	BASE_KO=build/bench/base/ib_srpt.ko
+fi
 ntgt=$(tr ',' '\n' <<<"$TARGETS" | wc -l)
 # 30 fio runs per target and round, each RUNTIME plus ~8 s (perf report
 # included); 120 s setup (four logins to 16 LUNs).
 export VM_HOST_CPU=1	# tools/host-vcpu.py: the vCPUs' host CPU time
 export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (120 + 30 * (RUNTIME + 8)) ))
 bash "$TOP/tools/vm.sh" tools/bench-guest.sh ROUNDS="$ROUNDS" RUNTIME="$RUNTIME" \
-	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS" CH_JOBS="$CH_JOBS"
+	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS" CH_JOBS="$CH_JOBS" BASE_KO="$BASE_KO"
 python3 "$TOP/tools/bench-report.py" "$TOP/build/logs/bench-guest/bench.tsv" "$TOP/build/bench"
 echo "bench: $TOP/build/bench/bench.md, $TOP/build/bench/bench.png"

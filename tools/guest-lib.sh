@@ -251,6 +251,11 @@ load_target() {
 		[ -n "$stock" ] || fail "no in-kernel ib_srpt under /lib/modules/$(uname -r)/kernel"
 		modprobe -a ib_cm rdma_cm || fail "modprobe ib_cm rdma_cm"
 		insmod "$stock" || fail "insmod $stock"
+	elif [ -n "${SRPT_INSMOD:-}" ]; then
+		# Another build of ours (make bench BASE=<rev>), by its path.
+		log "using ib_srpt $SRPT_INSMOD"
+		modprobe -a ib_cm rdma_cm || fail "modprobe ib_cm rdma_cm"
+		insmod "$SRPT_INSMOD" || fail "insmod $SRPT_INSMOD"
 	else
 		# vm.sh prepared our modules with their depmod index for this
 		# kernel (tools/prep-modules.sh): copy them over /lib/modules.
