@@ -242,20 +242,18 @@ targetcli_batch() {
 
 load_target() {
 	modprobe target_core_mod || fail "modprobe target_core_mod"
+	# Another ib_srpt.ko by its path: the distribution's (ours may be
+	# installed too: tools/bench-guest.sh runs both), or another build of
+	# ours (make bench BASE=<rev>).
+	local other=${SRPT_INSMOD:-} what="ib_srpt ${SRPT_INSMOD:-}"
 	if [ "$STOCK" = 1 ]; then
-		log "using the stock (Debian) ib_srpt"
-		# Ours may be installed too (tools/bench-guest.sh runs both):
-		# load the distribution's file by its path.
-		local stock
-		stock=$(stock_srpt_ko)
-		[ -n "$stock" ] || fail "no in-kernel ib_srpt under /lib/modules/$(uname -r)/kernel"
+		other=$(stock_srpt_ko) what="the stock (Debian) ib_srpt"
+		[ -n "$other" ] || fail "no in-kernel ib_srpt under /lib/modules/$(uname -r)/kernel"
+	fi
+	if [ -n "$other" ]; then
+		log "using $what"
 		modprobe -a ib_cm rdma_cm || fail "modprobe ib_cm rdma_cm"
-		insmod "$stock" || fail "insmod $stock"
-	elif [ -n "${SRPT_INSMOD:-}" ]; then
-		# Another build of ours (make bench BASE=<rev>), by its path.
-		log "using ib_srpt $SRPT_INSMOD"
-		modprobe -a ib_cm rdma_cm || fail "modprobe ib_cm rdma_cm"
-		insmod "$SRPT_INSMOD" || fail "insmod $SRPT_INSMOD"
+		insmod "$other" || fail "insmod $other"
 	else
 		# vm.sh prepared our modules with their depmod index for this
 		# kernel (tools/prep-modules.sh): copy them over /lib/modules.
