@@ -299,9 +299,9 @@ load_target() {
 # slow_blockdev NAME MS: a 16 MiB block device (its path printed) whose
 # every I/O takes MS ms, for READs that must stay in flight: dm-delay on a
 # fast null_blk, the delay loaded once the device exists (no partition scan
-# at MS a READ). A kernel without dm-delay (a debug kernel built from a
-# fragment older than CONFIG_DM_DELAY=m) gets a null_blk completing after
-# at most 4 s: null_blk's own 5 s request timeout fails a READ held longer.
+# at MS a READ). A kernel built without dm-delay (CONFIG_DM_DELAY) gets a
+# null_blk completing after at most 4 s: null_blk's own 5 s request
+# timeout fails a READ held longer.
 slow_blockdev() {
 	local name=$1 ms=$2 base sectors dev
 	if modprobe dm-delay 2>/dev/null; then
