@@ -4,9 +4,7 @@
 . "$PROJECT/tools/guest-lib.sh"
 
 setup_transport
-load_target
-make_lun secret 16M
-make_acl 00000000000000000002c90300a1b2c3   # somebody else
+load_target secret:16M acl:00000000000000000002c90300a1b2c3   # somebody else
 if disks=$(SRP_EXPECT=1 srp_login); then
 	fail "login succeeded without an ACL: $disks"
 fi

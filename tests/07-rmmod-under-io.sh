@@ -48,9 +48,7 @@ log "initiator port removed"
 
 # Healthy again: reload and serve a new login.
 lsmod | grep -q '^ib_srpt' && fail "ib_srpt still loaded"
-load_target
-make_luns vol2-ram:16M:ramdisk vol2-file:16M:fileio vol2-blk:16M:block
-make_acl
+load_target vol2-ram:16M:ramdisk vol2-file:16M:fileio vol2-blk:16M:block acl:"$INI_PORT_ID"
 out=$(srp_login) || fail "login after reload failed"
 mapfile -t disks <<<"$out"
 [ ${#disks[@]} -eq 3 ] || fail "expected 3 disks after reload, got ${#disks[*]}"

@@ -10,8 +10,7 @@
 
 KINDS=(ramdisk fileio block)
 setup_transport
-load_target
-make_luns byip-ram:16M:ramdisk byip-file:16M:fileio byip-blk:16M:block
+load_target byip-ram:16M:ramdisk byip-file:16M:fileio byip-blk:16M:block
 acls=$TPG_DIR/acls
 if SRP_EXPECT=1 srp_login >/dev/null; then
 	fail "login succeeded with no ACL at all"

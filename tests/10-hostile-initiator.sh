@@ -31,8 +31,7 @@ for a in "$@"; do [ -n "$a" ] && CASES+=("$a"); done	# vm.sh may pass ''
 
 [ -x "$CLIENT" ] || fail "$CLIENT missing: build it on the host first (make tools)"
 
-standard_setup disk0:32M
-make_acl "$CLIENT_ID"
+standard_setup disk0:32M acl:"$CLIENT_ID"
 # User-space verbs and RDMA/CM (no udev: devtmpfs makes the nodes).
 modprobe -a ib_uverbs rdma_ucm || fail "modprobe ib_uverbs rdma_ucm"
 wait_for 10 test -c /dev/infiniband/rdma_cm || fail "no /dev/infiniband/rdma_cm"

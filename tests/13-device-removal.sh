@@ -51,11 +51,7 @@ modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
 modprobe ib_srp register_always=0 || fail "modprobe ib_srp"
 [ "$(cat /sys/module/ib_srp/parameters/register_always)" = N ] ||
 	fail "ib_srp was loaded before, with register_always on"
-load_target
-make_lun disk0 64M ramdisk
-make_acl
-make_acl "$EXT2$INI_PORT_GUID"
-make_acl "$CLIENT_ID"
+load_target disk0:64M:ramdisk acl:"$INI_PORT_ID" acl:"$EXT2$INI_PORT_GUID" acl:"$CLIENT_ID"
 raw_client_setup
 klog_start
 

@@ -36,9 +36,7 @@ OP_MAX=60
 CLIENT_A=00000000000000010002c903c11e0003
 CLIENT_B=00000000000000020002c903c11e0003
 
-standard_setup disk0:32M:ramdisk
-make_acl "$CLIENT_A"
-make_acl "$CLIENT_B"
+standard_setup disk0:32M:ramdisk acl:"$CLIENT_A" acl:"$CLIENT_B"
 raw_client_setup
 modprobe -a sd_mod sg ib_srp || fail "modprobe ib_srp"
 klog_start

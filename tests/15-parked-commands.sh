@@ -38,8 +38,7 @@ STACK_MAX=8192
 LOGIN_OPTS="queue_size=128,max_sect=8192,ch_count=1"
 CLIENT_ID=00000000000000010002c903c11e0005
 
-standard_setup big:128M:block
-make_acl "$CLIENT_ID"
+standard_setup big:128M:block acl:"$CLIENT_ID"
 echo "$CREDITS" >"$TPG_DIR/attrib/srp_sq_size" || fail "cannot set srp_sq_size=$CREDITS"
 if [ "$STOCK" != 1 ]; then
 	echo "$CREDITS" >"$TPG_DIR/attrib/srp_credits" || fail "cannot set srp_credits=$CREDITS"

@@ -20,8 +20,7 @@
 
 TGT_IP6=2001:db8::1
 setup_transport
-load_target
-make_lun disk0 16M ramdisk
+load_target disk0:16M:ramdisk
 ACLS=$TPG_DIR/acls
 ip -6 addr add $TGT_IP6/64 dev veth0 nodad || fail "cannot add $TGT_IP6 to veth0"
 # rxe adds a RoCE v2 GID for the address (siw has only its MAC GID and

@@ -61,6 +61,7 @@
 # fault with its timing and these figures.  At the end, with ib_srp logged
 # out, every resource figure is 0.
 # timeout: 1200 (about 10 minutes on an idle machine)
+# long: nine faults under I/O, 5-13 minutes (make faults repeats them)
 # stock: skip the kill and rmmod faults count on our module's log lines and resources file
 
 . "$PROJECT/tools/guest-lib.sh"

@@ -55,18 +55,21 @@ ID_EXT=${GUID#0x} IOC_GUID=${GUID#0x} SRP_PORT=$PORT
 pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork || fail "dbus-daemon"
 # What the targetcli-fb and rtslib-fb packages leave on a system.
 mkdir -p /etc/target /etc/rtslib-fb-target
-targetcli_q set global auto_save_on_exit=false
 truncate -s 32M /tmp/blk.img
 loop_up
-targetcli_q /backstores/ramdisk create disk-ram 16M || fail "ramdisk"
-targetcli_q /backstores/fileio create disk-file /tmp/file.img 32M || fail "fileio"
-targetcli_q /backstores/block create disk-blk "$LOOP" || fail "block on $LOOP"
 TGT_WWN=ib.$TGT_GID
-targetcli_q /srpt create "$TGT_WWN" || fail "/srpt create $TGT_WWN"
-for b in ramdisk/disk-ram fileio/disk-file block/disk-blk; do
-	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/$b" || fail "lun $b"
-done
-make_acl
+# One targetcli session (each start of it costs 3-8 s under TCG).
+{
+	echo "set global auto_save_on_exit=false"
+	echo "/backstores/ramdisk create disk-ram 16M"
+	echo "/backstores/fileio create disk-file /tmp/file.img 32M"
+	echo "/backstores/block create disk-blk $LOOP"
+	echo "/srpt create $TGT_WWN"
+	for b in ramdisk/disk-ram fileio/disk-file block/disk-blk; do
+		echo "/srpt/$TGT_WWN/luns create /backstores/$b"
+	done
+	echo "/srpt/$TGT_WWN/acls create ib.$INI_PORT_ID"
+} | targetcli_batch || fail "targetcli: LUNs on ramdisk, fileio, block on $LOOP and the ACL"
 SRPT_DIR=/sys/kernel/config/target/srpt
 TPG_DIR=$(echo "$SRPT_DIR"/*"$TGT_GID"/tpgt_1)
 echo 96 >"$TPG_DIR/attrib/srp_credits" || fail "srp_credits=96"

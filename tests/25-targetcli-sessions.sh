@@ -21,8 +21,7 @@ sessions() { timeout 60 targetcli sessions "$@" 2>&1; }
 n_lines() { grep -cE -- "$1" <<<"$2" || true; }
 
 klog_start
-standard_setup ram:32M:ramdisk blk:32M:block
-make_acl "$IBCM_INI"
+standard_setup ram:32M:ramdisk blk:32M:block acl:"$IBCM_INI"
 ACLS=$TPG_DIR/acls
 
 out=$(sessions)

@@ -27,25 +27,26 @@
 . "$PROJECT/tools/guest-lib.sh"
 
 klog_start
-standard_setup blk:64M:block
+# OTHER_ID: the second I_T nexus of CLEAR TASK SET (below).
+OTHER_ID=0000000000000000c1ea75e700000001
+standard_setup blk:64M:block acl:$OTHER_ID
 raw_client_setup
 CH=/sys/kernel/debug/ib_srpt/channels
 
-# slow_lun NAME TAS: a LUN whose every I/O takes 5 s (slow_blockdev: 4 s on
-# a kernel without dm-delay): the resets and aborts must find the READs
-# still in the backend (with 2 s, a TCG stall once let 2 of 4 complete
-# first).
-slow_lun() {
-	local dev
-	dev=$(slow_blockdev "$1" 5000) || exit 1
-	targetcli_q /backstores/block create "$1" "$dev" || fail "block create $1"
-	# Before the LUN exists: LIO takes no TAS change on an exported device.
-	echo "$2" >/sys/kernel/config/target/core/iblock_*/"$1"/attrib/emulate_tas ||
-		fail "emulate_tas=$2 on $1"
-	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/block/$1" || fail "lun create $1"
-}
-slow_lun slow 0		# LUN 1
-slow_lun slowtas 1	# LUN 2
+# Slow LUNs, whose every I/O takes 5 s (slow_blockdev: 4 s on a kernel
+# without dm-delay): the resets and aborts must find the READs still in
+# the backend (with 2 s, a TCG stall once let 2 of 4 complete first).
+# LUN 1 "slow" with TAS off, LUN 2 "slowtas" with TAS on.
+dev1=$(slow_blockdev slow 5000) || exit 1
+dev2=$(slow_blockdev slowtas 5000) || exit 1
+printf '%s\n' "/backstores/block create slow $dev1" "/backstores/block create slowtas $dev2" |
+	targetcli_batch || fail "block create slow, slowtas"
+# Before the LUN exists: LIO takes no TAS change on an exported device.
+echo 0 >/sys/kernel/config/target/core/iblock_*/slow/attrib/emulate_tas || fail "emulate_tas=0 on slow"
+echo 1 >/sys/kernel/config/target/core/iblock_*/slowtas/attrib/emulate_tas || fail "emulate_tas=1 on slowtas"
+printf '%s\n' "/srpt/$TGT_WWN/luns create /backstores/block/slow" \
+	"/srpt/$TGT_WWN/luns create /backstores/block/slowtas" |
+	targetcli_batch || fail "lun create slow, slowtas"
 
 
 # --- a reset on another session aborts READs without a response.
@@ -59,8 +60,6 @@ grep -E 'READs aborted' /tmp/ats.out | sed 's/^ */  /'
 log "ABORT TASK SET (built from LIO's ABORT TASK): 4 READs in flight aborted, credits back with its response"
 
 # --- CLEAR TASK SET over two I_T nexuses, TAS off (LUN 1) and on (LUN 2).
-OTHER_ID=0000000000000000c1ea75e700000001
-make_acl "$OTHER_ID"
 for lun in 1 2; do
 	raw_client "$INI_PORT_ID" --lun $lun --other-initiator "$OTHER_ID" clear-task-set \
 		>/tmp/cts.out 2>&1 || fail "clear-task-set on LUN $lun: $(cat /tmp/cts.out)"

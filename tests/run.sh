@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run the SRP target scenarios, one test VM each (tools/vm.sh).
 #
-#   tests/run.sh [--stock] [--siw] [--srq] [--kver 6.12|6.1] [--debug] [NAME...]
+#   tests/run.sh [--stock] [--siw] [--srq] [--kver 6.12|6.1] [--debug] [--long]
+#                [NAME...]
 #
 # NAME selects scenarios by substring (e.g. "03" or "xfs").  With --stock (or
 # STOCK=1) Debian's own ib_srpt is tested instead of ./ib_srpt.ko; scenarios
@@ -14,8 +15,11 @@
 # time; "# release: skip <reason>" marks a scenario that runs there only
 # (it needs fault injection), "# debug: skip <reason>" one that does not run
 # there; "# default: skip <reason>" one that runs only when NAME selects
-# it.  With --srq (or USE_SRQ=1) the target port's TPG has use_srq=1: its
-# channels receive through the device's shared receive queue.
+# it.  "# long: <reason>" marks a long stress scenario, left out of the
+# default run (it would not fit CI's time on a slow machine): it runs when
+# NAME selects it, and --long (make check-long) runs all of them.  With
+# --srq (or USE_SRQ=1) the target port's TPG has use_srq=1: its channels
+# receive through the device's shared receive queue.
 # Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug][-srq]/.
 # Ends with "N passed, N failed[, N skipped]"; exit 1 if anything failed.
 set -uo pipefail
@@ -25,6 +29,7 @@ STOCK=${STOCK:-0}
 TRANSPORT=${TRANSPORT:-rxe}
 vmargs=()
 filters=()
+LONG=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) STOCK=1; shift ;;
@@ -32,7 +37,8 @@ while [ $# -gt 0 ]; do
 	--srq) USE_SRQ=1; shift ;;
 	--kver) vmargs+=(--kver "$2"); shift 2 ;;
 	--debug) vmargs+=(--debug); DEBUG=1; shift ;;
-	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+	--long) LONG=1; shift ;;
+	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
 	*) filters+=("$1"); shift ;;
 	esac
 done
@@ -65,6 +71,8 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 		for f in "${filters[@]}"; do [[ $name == *"$f"* ]] && sel=1; done
 		[ -n "$sel" ] || continue
 	fi
+	long=$(sed -n 's/^# long: *//p' "$t" | head -n1)
+	[ "$LONG" = 1 ] && [ -z "$long" ] && continue
 	if [ "$STOCK" = 1 ]; then
 		why=$(sed -n 's/^# stock: skip *//p' "$t" | head -n1)
 	else
@@ -82,6 +90,9 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 	# make target of its own).
 	if [ -z "$why" ] && [ ${#filters[@]} -eq 0 ]; then
 		why=$(sed -n 's/^# default: skip *//p' "$t" | head -n1)
+	fi
+	if [ -z "$why" ] && [ -n "$long" ] && [ ${#filters[@]} -eq 0 ] && [ "$LONG" != 1 ]; then
+		why="long: $long; make check-long"
 	fi
 	if [ -n "$why" ]; then
 		echo "SKIP $name ($why)"

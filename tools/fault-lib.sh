@@ -710,10 +710,7 @@ fault_rig_setup() {
 	# the rdma-link fault that is rxe1 (an admin pins it the same way).
 	mkdir -p /etc/modprobe.d
 	echo "options ib_srpt srpt_service_guid=0x$ID_EXT" >/etc/modprobe.d/ib_srpt.conf
-	load_target
-	make_lun f-ram 32M ramdisk wce
-	make_lun f-file 32M fileio wce
-	make_lun f-blk 32M block wce
+	load_target f-ram:32M:ramdisk:wce f-file:32M:fileio:wce f-blk:32M:block:wce
 	make_dm_lun $DM 32M
 	if [ "${RIG_FUZZ_LUN:-0}" = 1 ]; then
 		# A LUN for the wire fuzzer (tests/soak.sh), not for fio.

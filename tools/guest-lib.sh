@@ -240,7 +240,13 @@ targetcli_batch() {
 	fi
 }
 
+# load_target [NAME:SIZE[:TYPE[:wce]]]... [acl:ID32]...: load the module
+# (ours, or the stock one), create the target port ib.<GID> (TGT_WWN) and
+# in the same targetcli process (each start of it costs 3-8 s under TCG)
+# these LUNs (lun_cmds) and ACLs, in this order.
 load_target() {
+	TGT_WWN=ib.$TGT_GID
+	luns_cmds "$@" >/tmp/setup.cmds || exit 1
 	modprobe target_core_mod || fail "modprobe target_core_mod"
 	# Another ib_srpt.ko by its path: the distribution's (ours may be
 	# installed too: tools/bench-guest.sh runs both), or another build of
@@ -268,9 +274,9 @@ load_target() {
 	pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork ||
 		fail "dbus-daemon"
 	mkdir -p /etc/target
-	printf '%s\n' "set global auto_save_on_exit=false color_mode=false" \
-		"/srpt create ib.$TGT_GID" | targetcli_batch ||
-		fail "targetcli /srpt create ib.$TGT_GID"
+	{ printf '%s\n' "set global auto_save_on_exit=false color_mode=false" \
+		"/srpt create $TGT_WWN" && cat /tmp/setup.cmds; } | targetcli_batch ||
+		fail "load_target $*: targetcli /srpt create $TGT_WWN and the LUNs and ACLs"
 	SRPT_DIR=/sys/kernel/config/target/srpt
 	TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}"/tpgt_1)
 	[ -d "$TPG_DIR" ] || TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}")
@@ -293,7 +299,6 @@ load_target() {
 		echo $SRP_PORT >"$SRPT_DIR/discovery_auth/rdma_cm_port" ||
 			fail "cannot set rdma_cm_port"
 	fi
-	TGT_WWN=ib.$TGT_GID
 }
 
 # slow_blockdev NAME MS: a 16 MiB block device (its path printed) whose
@@ -579,27 +584,25 @@ unload_target() {
 	return 1
 }
 
-# Common start of a scenario: RDMA devices + target with LUNs + ACL.
-# standard_setup NAME:SIZE[:TYPE[:wce]]...
+# Common start of a scenario: RDMA devices + target with LUNs, the ACL of
+# ib_srp and those of more initiator port IDs (acl:ID32).
+# standard_setup NAME:SIZE[:TYPE[:wce]]... [acl:ID32]...
 standard_setup() {
 	setup_transport
-	load_target
-	{ luns_cmds "$@" && echo "/srpt/$TGT_WWN/acls create ib.$INI_PORT_ID"; } >/tmp/setup.cmds ||
-		exit 1
-	targetcli_batch </tmp/setup.cmds || fail "standard_setup $*"
+	load_target "$@" "acl:$INI_PORT_ID"
 }
-# luns_cmds NAME:SIZE[:TYPE[:wce]]...: lun_cmds of each.
+# luns_cmds NAME:SIZE[:TYPE[:wce]]... [acl:ID32]...: lun_cmds of each
+# LUN, an ACL line of each acl:ID32.
 luns_cmds() {
 	local l spec
 	for l in "$@"; do
 		IFS=: read -r -a spec <<<"$l"
-		lun_cmds "${spec[@]}" || exit 1
+		if [ "${spec[0]}" = acl ]; then
+			echo "/srpt/$TGT_WWN/acls create ib.${spec[1]}"
+		else
+			lun_cmds "${spec[@]}" || exit 1
+		fi
 	done
-}
-# make_luns NAME:SIZE[:TYPE[:wce]]...: make_lun of each, in one targetcli.
-make_luns() {
-	luns_cmds "$@" >/tmp/setup.cmds || exit 1
-	targetcli_batch </tmp/setup.cmds || fail "make_luns $*"
 }
 
 # Our module's resources file (debugfs, mounted by guest-init): "name
