@@ -23,7 +23,8 @@ export DM_DISABLE_UDEV=1
 EXT_A=0000000000000000 EXT_B=0000000000000001
 MNT=/mnt/mp
 
-standard_setup mp-fs:128M:block:wce mp-raw:64M:block:wce acl:"$EXT_B$INI_PORT_GUID"
+setup_transport		# sets INI_PORT_ID = EXT_A || INI_PORT_GUID
+load_target mp-fs:128M:block:wce mp-raw:64M:block:wce acl:"$INI_PORT_ID" acl:"$EXT_B$INI_PORT_GUID"
 modprobe -a dm_multipath dm_round_robin || fail "modprobe dm_multipath dm_round_robin"
 
 # host_disk HOST LUN: /dev/sdX of LUN behind ib_srp SCSI host HOST.

@@ -30,9 +30,10 @@ live_channels_are() { [ "$(resource channels)" -eq "$1" ]; }
 # settle: let freed memory and RCU callbacks come home before a reading.
 settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 2; }
 
+setup_transport		# sets INI_PORT_ID = 0 || INI_PORT_GUID
 acls=()
-for ((p = 1; p < PORTS; p++)); do acls+=("acl:$(printf '%016x' "$p")$INI_PORT_GUID"); done
-standard_setup mem:256M:block "${acls[@]}"
+for ((p = 0; p < PORTS; p++)); do acls+=("acl:$(printf '%016x' "$p")$INI_PORT_GUID"); done
+load_target mem:256M:block "${acls[@]}"
 credits=$(cat "$TPG_DIR/attrib/srp_credits")
 srq_size=$(cat /sys/module/ib_srpt/parameters/srpt_srq_size)
 CH_FILE=/sys/kernel/debug/ib_srpt/channels
