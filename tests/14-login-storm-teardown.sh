@@ -27,6 +27,7 @@
 # argument: tools/vm.sh tests/14-login-storm-teardown.sh REPEAT=10;
 # default 3).  DYNDBG=1 turns on the module's debug messages (channel
 # state changes) in the kept kernel log (klog.txt in the log dir).
+# long: login storms against ACL removal and TPG disable, about 4 minutes (REPEAT=N for more)
 . "$PROJECT/tools/guest-lib.sh"
 
 REPEAT=3 DYNDBG=0
