@@ -18,6 +18,8 @@
 # page (a fitting allocator: an 8 KiB IU does not take 16 KiB); after the
 # logouts every resources figure is 0 again (the SRQ too) and MemFree came
 # back (within a quarter of what the 32 channels took).
+# timeout: 1200 (two rounds of 32 logins: 7 minutes on a slow machine)
+# long: 32 channels logged in twice, 6-8 minutes on a slow machine
 # stock: skip Debian's ib_srpt has no resources file to read its channels from
 . "$PROJECT/tools/guest-lib.sh"
 
