@@ -29,6 +29,7 @@
 # below STACK_MAX (ftrace's stack tracer), and at the end fio with 4 MiB
 # verified writes at iodepth 128 is clean.  The module counts no parked
 # commands; the log shows how many writes were outstanding at the logout.
+# long: write floods parked on a full send queue while the channel goes, 4-5 minutes on a slow machine
 . "$PROJECT/tools/guest-lib.sh"
 
 REPEAT=1 CREDITS=64
