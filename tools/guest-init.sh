@@ -62,12 +62,15 @@ start=$(date +%s)
 bash "$PROJECT/$SCRIPT" "${ARGS[@]}" </dev/null &
 pid=$!
 # Watchdog: a scenario stuck in the kernel (D state) cannot be killed, so do
-# not wait for it forever: dump the blocked tasks and give up.
+# not wait for it forever: dump the blocked tasks, what every CPU runs and
+# every process with where it waits (a scenario stuck without a blocked
+# task: a loop, or a wait in the kernel that is interruptible), and give up.
 while kill -0 $pid 2>/dev/null; do
 	if [ $(( $(date +%s) - start )) -ge "$GUEST_TIMEOUT" ]; then
 		echo "guest: TIMEOUT - $SCRIPT still running after ${GUEST_TIMEOUT}s"
 		echo w >/proc/sysrq-trigger
-		ps -eo pid,stat,wchan:30,args | awk 'NR == 1 || $2 ~ /D/'
+		echo l >/proc/sysrq-trigger
+		ps -eo pid,ppid,stat,wchan:32,etimes,args | awk '$NF !~ /^\[.*\]$/' | cut -c1-200
 		kill -9 $pid 2>/dev/null
 		break
 	fi
