@@ -126,16 +126,18 @@ soak: deps $(if $(filter debug,$(SOAK_KVER)),modules-debug,modules) tools
 # Ours against Debian's ib_srpt and nvmet-rdma (tools/bench.sh, not part of
 # check): make bench [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,srq,stock,nvmet]
 # [WORKLOADS=all] [CH_JOBS=all, e.g. 1:1,2:2] [BASE=<rev>: target "base" is
-# the module as of that git rev]; build/bench/bench.md and bench.png.
+# the module as of that git rev] [TRACE=1: target CPU from the function_graph
+# tracer]; build/bench/bench.md and bench.png.
 ROUNDS ?= 3
 RUNTIME ?= 8
 TARGETS ?= ours,srq,stock,nvmet
 WORKLOADS ?= all
 CH_JOBS ?= all
 BASE ?=
+TRACE ?= 0
 bench: deps modules tools
 	bash tools/bench.sh ROUNDS=$(ROUNDS) RUNTIME=$(RUNTIME) TARGETS=$(TARGETS) \
-		WORKLOADS=$(WORKLOADS) CH_JOBS=$(CH_JOBS) BASE=$(BASE)
+		WORKLOADS=$(WORKLOADS) CH_JOBS=$(CH_JOBS) BASE=$(BASE) TRACE=$(TRACE)
 
 # Both kernels, W=1 and sparse: what must stay warning-free.
 lint:

@@ -28,18 +28,23 @@
 # itself).  The initiator side is the same ib_srp for ours and stock, so
 # their difference is the target's.  tcpu_us_io: the target's own CPU time
 # per I/O from perf samples in its modules (ib_srpt + target_core_mod +
-# target_core_iblock; nvmet + nvmet_rdma), NaN without a working perf.
+# target_core_iblock; nvmet + nvmet_rdma), NaN without a working perf;
+# with TRACE=1 instead the time spent in those modules' functions as the
+# function_graph tracer times them (below), which works under TCG.
 # hcpu_us_io: the vCPU threads' CPU time on the host per I/O (VM_HOST_CPU,
 # tools/host-vcpu.py): what the guest really ran, halted vCPUs not counted,
 # whatever the guest's own accounting under TCG says; NaN without it.
 #
 # Arguments: ROUNDS=3 RUNTIME=8 (seconds per fio run) TARGETS=ours,srq,stock,nvmet
 # WORKLOADS=all (or a comma list of the names below) CH_JOBS=all BASE_KO=
-# (target base: that ib_srpt.ko, relative to the project; tools/bench.sh).
+# (target base: that ib_srpt.ko, relative to the project; tools/bench.sh)
+# TRACE=0 (1: tcpu_us_io from the function_graph tracer; the tracer slows
+# every call into those modules, so the other columns of such a run are
+# not comparable with a run without it).
 . "$PROJECT/tools/guest-lib.sh"
 
-ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all BASE_KO=
-scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS CH_JOBS BASE_KO" "$@"
+ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all TRACE=0 BASE_KO=
+scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS CH_JOBS BASE_KO TRACE" "$@"
 
 # name rw bs iodepth [ch:jobs ...] - the ch_count/jobs pairs it runs with.
 # -atN: fio holds each job to N IOPS (rate_iops), below what any target
@@ -114,16 +119,63 @@ perf_share() {
 			"$RESULTS/perf-mods.txt" "$1"
 }
 
+# TRACE=1: the target's own time per I/O from the function_graph tracer.
+# Every function of the modules $TGT_MODS is hooked, max_graph_depth 1
+# records only the calls that enter them from elsewhere (a completion
+# handler, a LIO callback, a work item: what they call, the target's own
+# nested functions, LIO's submission, rxe's post, is inside their time);
+# their summed durations over the run are the time the target ran.  A
+# function that sleeps would count its sleep: none on the I/O path does.
+# Debian's kernels have no ftrace function profiler, and perf's samples
+# are no use under TCG (above).
+TRACEFS=/sys/kernel/tracing
+ftrace_start() {
+	local t=$TRACEFS m
+	[ "$TRACE" = 1 ] || return 0
+	mountpoint -q $t || mount -t tracefs nodev $t || fail "cannot mount tracefs"
+	echo 0 >$t/tracing_on
+	echo nop >$t/current_tracer
+	: >$t/set_ftrace_filter
+	for m in ${TGT_MODS//|/ }; do
+		echo ":mod:$m" >>$t/set_ftrace_filter || fail "set_ftrace_filter :mod:$m"
+	done
+	echo 1 >$t/max_graph_depth
+	echo 32768 >$t/buffer_size_kb
+	echo function_graph >$t/current_tracer
+	: >$t/trace
+	echo 1 >$t/tracing_on
+}
+# ftrace_stop: "US CALLS LOST" - the durations of the top-level calls
+# summed, their number and the events the ring buffer lost (-1 0 0 with
+# TRACE=0).
+ftrace_stop() {
+	local t=$TRACEFS
+	[ "$TRACE" = 1 ] || { echo "-1 0 0"; return 0; }
+	echo 0 >$t/tracing_on
+	# " 1)   3.456 us    |  srpt_recv_done();", or "}" closing a call
+	# that another task's entered (a + ! # * @ $ mark may precede the
+	# unit): a line with a duration is the end of one top-level call.
+	awk '/\|/ && match($0, /[0-9]+\.[0-9]+ us/) {
+		n++; us += substr($0, RSTART, RLENGTH - 3) }
+		END { printf "%.1f %d ", us, n }' $t/trace
+	awk '/^overrun:/ { n += $2 } END { print n + 0 }' $t/per_cpu/cpu*/stats
+	echo nop >$t/current_tracer
+	: >$t/set_ftrace_filter
+	echo 0 >$t/max_graph_depth
+	echo 1408 >$t/buffer_size_kb
+}
+
 # run_fio ROUND TARGET CH JOBS NAME RW BS QD DEV: one timed fio run, one
 # line of $TSV.
 run_fio() {
 	local round=$1 tgt=$2 ch=$3 jobs=$4 name=$5 rw=$6 bs=$7 qd=$8 dev=$9
-	local c0 c1 h0 h1 t0 t1 json=/tmp/fio-$name.json line share rate=()
+	local c0 c1 h0 h1 t0 t1 json=/tmp/fio-$name.json line share rate=() tr
 	[[ $name =~ -at([0-9]+)$ ]] && rate=(--rate_iops="${BASH_REMATCH[1]}")
 	read -r -a h0 < <(host_vcpu)
 	read -r -a c0 < <(cpu_jiffies)
 	t0=$(date +%s.%N)
 	perf_start
+	ftrace_start
 	fio --name="$name" --filename="$dev" --rw="$rw" --bs="$bs" \
 		--iodepth="$qd" --numjobs="$jobs" --direct=1 --ioengine=libaio \
 		--time_based --runtime="$RUNTIME" --group_reporting \
@@ -133,18 +185,21 @@ run_fio() {
 	t1=$(date +%s.%N)
 	read -r -a c1 < <(cpu_jiffies)
 	read -r -a h1 < <(host_vcpu)
+	read -r -a tr < <(ftrace_stop)
+	[ "${tr[2]:-1}" = 0 ] || fail "function_graph lost ${tr[2]:-its} events: a shorter RUNTIME"
 	perf_stop
 	share=$(perf_share "$(awk -v b="$((c1[0] - c0[0]))" -v t0="$t0" -v t1="$t1" \
 		-v hz="$(getconf CLK_TCK)" -v n="$(nproc)" 'BEGIN { printf "%.3f", b / ((t1 - t0) * hz * n) }')")
 	line=$(/usr/bin/python3 - "$json" "$t0" "$t1" "$(getconf CLK_TCK)" \
 		"$((c1[0] - c0[0]))" "$((c1[1] - c0[1]))" "$share" "$(nproc)" \
-		"$((h1[1] - h0[1]))" "${h1[2]}" <<-'EOP'
+		"$((h1[1] - h0[1]))" "${h1[2]}" "${tr[0]}" <<-'EOP'
 	import json, sys
 	j = json.load(open(sys.argv[1]))["jobs"][0]
 	t0, t1, hz = float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 	busy, kbusy = int(sys.argv[5]), int(sys.argv[6])
 	share, ncpu = float(sys.argv[7]), int(sys.argv[8])
 	hticks, hhz = int(sys.argv[9]), int(sys.argv[10])
+	trace_us = float(sys.argv[11])
 	ios = j["read"]["total_ios"] + j["write"]["total_ios"]
 	side = j["read"] if j["read"]["total_ios"] else j["write"]
 	secs = (j["read"]["runtime"] or j["write"]["runtime"]) / 1000.0
@@ -153,6 +208,8 @@ run_fio() {
 	us = 1e6 / hz / max(ios, 1)
 	# perf samples cover RUNTIME seconds on every CPU.
 	tcpu = share / 100 * secs * ncpu * 1e6 / max(ios, 1) if share >= 0 else float("nan")
+	if trace_us >= 0:	# TRACE=1: the tracer's figure instead
+	    tcpu = trace_us / max(ios, 1)
 	# The host's count (0.25 s samples, 10 ms ticks) from the whole run.
 	hcpu = hticks * 1e6 / hhz / max(ios, 1) if hhz and hticks > 0 else float("nan")
 	print("%d\t%.3f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t%.1f" % (
@@ -292,6 +349,7 @@ for ((i = 0; i < NLUNS; i++)); do
 done
 install_modules
 perf_check
+[ "$TRACE" = 1 ] && PERF_OK=0 && log "TRACE=1: target CPU from the function_graph tracer, not perf"
 printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\ttcpu_us_io\thcpu_us_io\n' >"$TSV"
 { echo "kernel $(uname -r), $(nproc) vCPUs, fio $(fio --version), RUNTIME=${RUNTIME}s"
   echo "ours: $(modinfo -F filename ib_srpt)"

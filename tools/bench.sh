@@ -5,10 +5,15 @@
 #
 #   tools/bench.sh [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,srq,stock,nvmet] [WORKLOADS=all]
 #                  [CH_JOBS=all, or ch:jobs pairs like 1:1,2:2] [BASE=<git rev>]
+#                  [TRACE=1]
 #
 # Target "base" (with BASE=<rev>): this tree's module as it was at <rev>,
 # built here into build/bench/base/ - a speed change measured before and
 # after in one run (TARGETS=ours,base).
+#
+# TRACE=1: "target CPU" is the time the function_graph tracer measures in
+# the target's modules (tools/bench-guest.sh); the tracer slows them, so
+# the other figures of that run do not compare with a run without it.
 #
 # Writes build/bench/bench.md (medians, ratios, the goals of issue 8),
 # build/bench/bench.png and keeps the raw figures (bench.tsv, the guest's
@@ -16,11 +21,11 @@
 # minutes with the defaults.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all BASE=
+ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all TRACE=0 BASE=
 for a in "$@"; do
 	case $a in
-	ROUNDS=* | RUNTIME=* | TARGETS=* | WORKLOADS=* | CH_JOBS=* | BASE=*) printf -v "${a%%=*}" %s "${a#*=}" ;;
-	*) echo "usage: $0 [ROUNDS=N] [RUNTIME=S] [TARGETS=a,b] [WORKLOADS=a,b] [CH_JOBS=1:1,2:2] [BASE=rev]" >&2; exit 2 ;;
+	ROUNDS=* | RUNTIME=* | TARGETS=* | WORKLOADS=* | CH_JOBS=* | BASE=* | TRACE=*) printf -v "${a%%=*}" %s "${a#*=}" ;;
+	*) echo "usage: $0 [ROUNDS=N] [RUNTIME=S] [TARGETS=a,b] [WORKLOADS=a,b] [CH_JOBS=1:1,2:2] [BASE=rev] [TRACE=1]" >&2; exit 2 ;;
 	esac
 done
 BASE_KO=
@@ -40,6 +45,6 @@ ntgt=$(tr ',' '\n' <<<"$TARGETS" | wc -l)
 export VM_HOST_CPU=1	# tools/host-vcpu.py: the vCPUs' host CPU time
 export VM_TIMEOUT=$(( 600 + ROUNDS * ntgt * (120 + 30 * (RUNTIME + 8)) ))
 bash "$TOP/tools/vm.sh" tools/bench-guest.sh ROUNDS="$ROUNDS" RUNTIME="$RUNTIME" \
-	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS" CH_JOBS="$CH_JOBS" BASE_KO="$BASE_KO"
+	TARGETS="$TARGETS" WORKLOADS="$WORKLOADS" CH_JOBS="$CH_JOBS" BASE_KO="$BASE_KO" TRACE="$TRACE"
 python3 "$TOP/tools/bench-report.py" "$TOP/build/logs/bench-guest/bench.tsv" "$TOP/build/bench"
 echo "bench: $TOP/build/bench/bench.md, $TOP/build/bench/bench.png"
