@@ -120,14 +120,15 @@ perf_share() {
 }
 
 # TRACE=1: the target's own time per I/O from the function_graph tracer.
-# Every function of the modules $TGT_MODS is hooked, max_graph_depth 1
+# Every function of the modules $TGT_MODS is hooked; max_graph_depth 1
 # records only the calls that enter them from elsewhere (a completion
-# handler, a LIO callback, a work item: what they call, the target's own
-# nested functions, LIO's submission, rxe's post, is inside their time);
-# their summed durations over the run are the time the target ran.  A
-# function that sleeps would count its sleep: none on the I/O path does.
-# Debian's kernels have no ftrace function profiler, and perf's samples
-# are no use under TCG (above).
+# handler, a LIO callback, a work item), and their durations include what
+# they call: their own nested functions, LIO, the backend, and the
+# transmit path of rxe, which soft-RoCE runs inside ib_post_send - for
+# two SRP targets on one rxe the same kind of work.  sleep-time off: time
+# a call spent scheduled out is not counted.  Their sum over the run is
+# the time the target ran.  Debian's kernels have no ftrace function
+# profiler, and perf's samples are no use under TCG (above).
 TRACEFS=/sys/kernel/tracing
 ftrace_start() {
 	local t=$TRACEFS m
@@ -140,6 +141,7 @@ ftrace_start() {
 		echo ":mod:$m" >>$t/set_ftrace_filter || fail "set_ftrace_filter :mod:$m"
 	done
 	echo 1 >$t/max_graph_depth
+	echo 0 >$t/options/sleep-time
 	echo 32768 >$t/buffer_size_kb
 	echo function_graph >$t/current_tracer
 	: >$t/trace
@@ -152,16 +154,18 @@ ftrace_stop() {
 	local t=$TRACEFS
 	[ "$TRACE" = 1 ] || { echo "-1 0 0"; return 0; }
 	echo 0 >$t/tracing_on
-	# " 1)   3.456 us    |  srpt_recv_done();", or "}" closing a call
-	# that another task's entered (a + ! # * @ $ mark may precede the
-	# unit): a line with a duration is the end of one top-level call.
-	awk '/\|/ && match($0, /[0-9]+\.[0-9]+ us/) {
+	# " 1)   3.456 us    |  srpt_recv_done();", or the "}" closing a call
+	# whose entry other events separated from its end (a + ! # * @ $ mark
+	# may precede the figure; 7 digits have no decimals): a line with a
+	# duration ends one top-level call.
+	awk '/\|/ && match($0, /[0-9]+(\.[0-9]+)? us/) {
 		n++; us += substr($0, RSTART, RLENGTH - 3) }
 		END { printf "%.1f %d ", us, n }' $t/trace
 	awk '/^overrun:/ { n += $2 } END { print n + 0 }' $t/per_cpu/cpu*/stats
 	echo nop >$t/current_tracer
 	: >$t/set_ftrace_filter
 	echo 0 >$t/max_graph_depth
+	echo 1 >$t/options/sleep-time
 	echo 1408 >$t/buffer_size_kb
 }
 
