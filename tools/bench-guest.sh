@@ -89,6 +89,9 @@ cpu_jiffies() {
 # time apart from the initiator's, rxe's and the kernel core's.
 PERF_OK=0
 perf_check() {
+	# TRACE=1 times the target with the tracer instead (and perf's
+	# sampling would add to what the tracer times).
+	[ "$TRACE" = 1 ] && { log "perf: not used (TRACE=1)"; return 0; }
 	perf record -a -F 499 -q -o /tmp/perf-check.data -- sleep 1 >/dev/null 2>&1 &&
 		# (all of perf's output read: with pipefail, grep -q's early
 		# exit would fail the pipeline on SIGPIPE)
@@ -120,52 +123,64 @@ perf_share() {
 }
 
 # TRACE=1: the target's own time per I/O from the function_graph tracer.
-# Every function of the modules $TGT_MODS is hooked; max_graph_depth 1
-# records only the calls that enter them from elsewhere (a completion
-# handler, a LIO callback, a work item), and their durations include what
-# they call: their own nested functions, LIO, the backend, and the
-# transmit path of rxe, which soft-RoCE runs inside ib_post_send - for
+# Hooked ($TGT_TRACE): every function of the fabric module (ib_srpt,
+# nvmet_rdma) and the work items and completion handlers through which
+# the target core runs on its own (LIO: queued submission, completion,
+# TMR and abort work, iblock's bio completion; nvmet: its bio
+# completion); not the rest of the core, where hooks on every nested call
+# would cost more than the work itself (all of target_core_mod hooked: 5x
+# the vCPU time per I/O).  max_graph_depth 1 records only the calls that
+# enter these from elsewhere, and their durations include what they call:
+# the target core and the backend inline (6.12's direct submission), and
+# the transmit path of rxe, which soft-RoCE runs inside ib_post_send - for
 # two SRP targets on one rxe the same kind of work.  sleep-time off: time
 # a call spent scheduled out is not counted.  Their sum over the run is
 # the time the target ran.  Debian's kernels have no ftrace function
 # profiler, and perf's samples are no use under TCG (above).
 TRACEFS=/sys/kernel/tracing
 ftrace_start() {
-	local t=$TRACEFS m
+	local t=$TRACEFS f
 	[ "$TRACE" = 1 ] || return 0
 	mountpoint -q $t || mount -t tracefs nodev $t || fail "cannot mount tracefs"
 	echo 0 >$t/tracing_on
 	echo nop >$t/current_tracer
 	: >$t/set_ftrace_filter
-	for m in ${TGT_MODS//|/ }; do
-		echo ":mod:$m" >>$t/set_ftrace_filter || fail "set_ftrace_filter :mod:$m"
+	for f in $TGT_TRACE; do
+		echo "$f" >>$t/set_ftrace_filter || fail "set_ftrace_filter: no $f"
 	done
 	echo 1 >$t/max_graph_depth
 	echo 0 >$t/options/sleep-time
+	echo 1 >$t/options/funcgraph-tail
 	echo 32768 >$t/buffer_size_kb
 	echo function_graph >$t/current_tracer
 	: >$t/trace
 	echo 1 >$t/tracing_on
 }
-# ftrace_stop: "US CALLS LOST" - the durations of the top-level calls
-# summed, their number and the events the ring buffer lost (-1 0 0 with
-# TRACE=0).
+# ftrace_stop NAME: "US CALLS LOST" - the durations of the top-level
+# calls summed, their number and the events the ring buffer lost (-1 0 0
+# with TRACE=0); the sums per function go to $RESULTS/trace-NAME.txt (the
+# last round's run of that name).
 ftrace_stop() {
 	local t=$TRACEFS
 	[ "$TRACE" = 1 ] || { echo "-1 0 0"; return 0; }
 	echo 0 >$t/tracing_on
-	# " 1)   3.456 us    |  srpt_recv_done();", or the "}" closing a call
-	# whose entry other events separated from its end (a + ! # * @ $ mark
-	# may precede the figure; 7 digits have no decimals): a line with a
-	# duration ends one top-level call.
-	awk '/\|/ && match($0, /[0-9]+(\.[0-9]+)? us/) {
-		n++; us += substr($0, RSTART, RLENGTH - 3) }
-		END { printf "%.1f %d ", us, n }' $t/trace
+	# " 1)   3.456 us    |  srpt_recv_done();", or the "} /* name */"
+	# closing a call whose entry other events separated from its end (a
+	# + ! # * @ $ mark may precede the figure; 7 digits have no
+	# decimals): a line with a duration ends one top-level call.
+	awk -v per="$RESULTS/trace-$1.txt" '/\|/ && match($0, /[0-9]+(\.[0-9]+)? us/) {
+		d = substr($0, RSTART, RLENGTH - 3); n++; us += d
+		f = $0; sub(/.*\| */, "", f); sub(/^} \/\* */, "", f); sub(/[ (;*\/].*/, "", f)
+		fus[f] += d; fn[f]++ }
+		END { for (f in fus)
+			printf "%12.1f us %9d calls %8.2f us/call  %s\n", fus[f], fn[f], fus[f] / fn[f], f | "sort -rn >" per
+			printf "%.1f %d ", us, n }' $t/trace
 	awk '/^overrun:/ { n += $2 } END { print n + 0 }' $t/per_cpu/cpu*/stats
 	echo nop >$t/current_tracer
 	: >$t/set_ftrace_filter
 	echo 0 >$t/max_graph_depth
 	echo 1 >$t/options/sleep-time
+	echo 0 >$t/options/funcgraph-tail
 	echo 1408 >$t/buffer_size_kb
 }
 
@@ -189,7 +204,7 @@ run_fio() {
 	t1=$(date +%s.%N)
 	read -r -a c1 < <(cpu_jiffies)
 	read -r -a h1 < <(host_vcpu)
-	read -r -a tr < <(ftrace_stop)
+	read -r -a tr < <(ftrace_stop "$tgt-$name-ch$ch-j$jobs")
 	[ "${tr[2]:-1}" = 0 ] || fail "function_graph lost ${tr[2]:-its} events: a shorter RUNTIME"
 	perf_stop
 	share=$(perf_share "$(awk -v b="$((c1[0] - c0[0]))" -v t0="$t0" -v t1="$t1" \
@@ -273,6 +288,8 @@ srp_target_round() {
 	[ "$tgt" = base ] && SRPT_INSMOD=$PROJECT/$BASE_KO
 	[ "$tgt" = srq ] && USE_SRQ=1
 	TGT_MODS="ib_srpt|target_core_mod|target_core_iblock"
+	TGT_TRACE=":mod:ib_srpt target_queued_submit_work target_complete_ok_work
+		target_complete_failure_work target_tmr_work target_abort_work iblock_bio_done"
 	load_target
 	for ((i = 0; i < NLUNS; i++)); do
 		targetcli_q /backstores/block create "bench$i" "${DISKS[i]}" || fail "block create"
@@ -330,6 +347,7 @@ nvme_devs_gone() { [ -z "$(nvme_devs)" ]; }
 nvmet_round() {
 	local round=$1 ch
 	TGT_MODS="nvmet|nvmet_rdma"
+	TGT_TRACE=":mod:nvmet_rdma nvmet_bio_done"
 	nvmet_setup
 	for ch in $(channel_counts); do
 		nvme connect -t rdma -a "$TGT_IP" -s 4420 -n "$NQN" -q "$HOSTNQN" \

@@ -166,6 +166,7 @@ def main():
                 what = "cpu" if col == "tcpu_us_io" else label.split()[0]
                 dat.append(('"%s ch%d j%d %s"' % (w, ch, jobs, what), rs))
     lines += scale(get)
+    lines += share(configs, get)
     lines += ["", "## Goals (issue 8)", ""]
     lines += goals(get)
     with open(os.path.join(out, "bench.md"), "w") as f:
@@ -205,6 +206,36 @@ def scale(get):
                     out.append("| %s %s | %s |" % (t, label, " | ".join(cells)))
             out.append("")
     return out
+
+
+def share(configs, get):
+    """The target's part of all the CPU an I/O costs (target CPU over
+    guest CPU and over vCPU host time) and what it bounds: a workload
+    that keeps the CPUs busy cannot run more than 1 / (1 - share) times
+    faster by changing the target alone, not even with a target that
+    cost nothing.  Only with target CPU figures (make bench TRACE=1)."""
+    out = []
+    for (w, ch, jobs) in configs:
+        for t in TARGETS:
+            tc = get(w, ch, jobs, t, "tcpu_us_io")
+            if not tc:
+                continue
+            cells = []
+            for col in ("cpu_us_io", "hcpu_us_io"):
+                c = get(w, ch, jobs, t, col)
+                s = tc / c if c else None
+                cells += [fmt(c), fmt(100 * s) + " %" if s else "-",
+                          fmt(1 / (1 - s), 2) if s and s < 1 else "-"]
+            out.append("| %s | %d | %d | %s | %s | %s |" % (
+                w, ch, jobs, t, fmt(tc), " | ".join(cells)))
+    if not out:
+        return []
+    return ["", "## The target's share of the CPU per I/O", "",
+            "ceiling: how much faster a CPU-bound run could get if this "
+            "target cost nothing, 1 / (1 - share).", "",
+            "| workload | ch | jobs | target | target CPU us/IO | guest CPU us/IO | "
+            "share | ceiling | vCPU host us/IO | share | ceiling |",
+            "|---" * 11 + "|"] + out
 
 
 def goals(get):
