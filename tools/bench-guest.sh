@@ -29,8 +29,9 @@
 # their difference is the target's.  tcpu_us_io: the target's own CPU time
 # per I/O from perf samples in its modules (ib_srpt + target_core_mod +
 # target_core_iblock; nvmet + nvmet_rdma), NaN without a working perf;
-# with TRACE=1 instead the time spent in those modules' functions as the
-# function_graph tracer times them (below), which works under TCG.
+# with TRACE=1 instead the time the function_graph tracer measures in
+# the calls that enter the target ($TGT_TRACE, below), which works under
+# TCG.
 # hcpu_us_io: the vCPU threads' CPU time on the host per I/O (VM_HOST_CPU,
 # tools/host-vcpu.py): what the guest really ran, halted vCPUs not counted,
 # whatever the guest's own accounting under TCG says; NaN without it.
@@ -91,7 +92,7 @@ PERF_OK=0
 perf_check() {
 	# TRACE=1 times the target with the tracer instead (and perf's
 	# sampling would add to what the tracer times).
-	[ "$TRACE" = 1 ] && { log "perf: not used (TRACE=1)"; return 0; }
+	[ "$TRACE" = 1 ] && { log "perf: not used, target CPU from the function_graph tracer (TRACE=1)"; return 0; }
 	perf record -a -F 499 -q -o /tmp/perf-check.data -- sleep 1 >/dev/null 2>&1 &&
 		# (all of perf's output read: with pipefail, grep -q's early
 		# exit would fail the pipeline on SIGPIPE)
@@ -371,7 +372,6 @@ for ((i = 0; i < NLUNS; i++)); do
 done
 install_modules
 perf_check
-[ "$TRACE" = 1 ] && PERF_OK=0 && log "TRACE=1: target CPU from the function_graph tracer, not perf"
 printf 'round\ttarget\tch\tjobs\tworkload\tios\tseconds\tiops\tkib_s\tlat_mean_us\tlat_p50_us\tlat_p99_us\tcpu_us_io\tkcpu_us_io\ttcpu_us_io\thcpu_us_io\n' >"$TSV"
 { echo "kernel $(uname -r), $(nproc) vCPUs, fio $(fio --version), RUNTIME=${RUNTIME}s"
   echo "ours: $(modinfo -F filename ib_srpt)"
