@@ -422,12 +422,17 @@ srp_disks() {
 }
 srp_ndisks_ge() { [ "$(srp_disks | wc -l)" -ge "$1" ] && srp_disks | while read -r d; do [ -b "$d" ] || exit 1; done; }
 srp_hosts() {
-	local h
+	local h p
+	# Builtins only: under fio a fork costs a third of a second here.
 	for h in /sys/class/scsi_host/host*; do
-		[ "$(cat "$h/proc_name" 2>/dev/null)" = ib_srp ] && echo "${h##*/}"
+		p=
+		read -r p 2>/dev/null <"$h/proc_name"
+		[ "$p" = ib_srp ] && echo "${h##*/}"
 	done
 	return 0
 }
+# scsi_host_gone HOST: the SCSI host (e.g. host3) has been removed.
+scsi_host_gone() { [ ! -e "/sys/class/scsi_host/$1" ]; }
 
 # shellcheck disable=SC2120  # the options are optional
 # srp_login [extra add_target options, comma separated]: log in and print
