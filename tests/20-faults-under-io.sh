@@ -33,7 +33,7 @@
 #                same configuration again: ib_srp reconnects by itself.
 #  logins        CYCLES ib_srp logins and logouts of a second I_T nexus
 #                (initiator_ext 1), ch_count 1..4 in turn (6 in make check,
-#                3.5 s each; make faults runs 100).
+#                about 3 s each under fio; make faults runs 100).
 #  killed-login  initiators that die or hang in the middle of their login:
 #                RDMA/CM - the raw initiator (build/srp-client) frozen right
 #                after it sent its login (LD_PRELOAD shim: no RTU is sent;
