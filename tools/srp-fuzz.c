@@ -656,10 +656,11 @@ static int fuzz(struct fz *f)
 	printf("srp-fuzz: seed %" PRIu64 " cases %lu (login %lu, iu %lu) unexpected %lu, reconnects %lu, %.1fs\n",
 	       g_seed, t.login + t.iu, t.login, t.iu, t.unexpected,
 	       f->reconnects ? f->reconnects - 1 : 0, (now_ms() - t0) / 1000.0);
-	printf("srp-fuzz: login cases %.1fs (%.1f/s), iu cases %.1fs (%.1f/s, connecting %.1fs), probes %.1fs\n",
+	printf("srp-fuzz: login cases %.1fs (%.1f/s), iu cases %.1fs (%.1f/s, connecting %.1fs), probes %.1fs; in all, logging in %.1fs, disconnecting %.1fs\n",
 	       t.login_ms / 1000.0, t.login_ms ? t.login * 1000.0 / t.login_ms : 0,
 	       t.iu_ms / 1000.0, t.iu_ms ? t.iu * 1000.0 / t.iu_ms : 0,
-	       f->connect_ms / 1000.0, t.probe_ms / 1000.0);
+	       f->connect_ms / 1000.0, t.probe_ms / 1000.0,
+	       g_open_ms / 1000.0, g_close_ms / 1000.0);
 	return t.unexpected ? 1 : 0;
 }
 

@@ -28,6 +28,7 @@ const char *g_case = "";
 char g_why[1024];
 uint64_t g_tag_seq = 0x5352500000000000ULL;	/* "SRP" */
 size_t g_data_len = DATA_LEN;	/* data MR per channel */
+int64_t g_open_ms, g_close_ms;
 
 int failf(const char *fmt, ...)
 {
@@ -316,8 +317,8 @@ static int set_nonblock(int fd)
 
 void conn_close(struct conn *c)
 {
+	int64_t end, t0 = now_ms();
 	struct iu *iu;
-	int64_t end;
 
 	if (c->id && c->established) {
 		rdma_disconnect(c->id);
@@ -350,6 +351,7 @@ void conn_close(struct conn *c)
 		free(iu);
 	}
 	memset(c, 0, sizeof(*c));
+	g_close_ms += now_ms() - t0;
 }
 
 /* Wait for a CM condition; fail on timeout or an unexpected CM event. */
@@ -457,7 +459,18 @@ static int take_login_rsp(struct conn *c, const struct login_req *l)
  * channel is ready), 0 when it rejected it (c->rej_status, c->pdata), -1 on
  * any other failure (g_why).
  */
+static int conn_open_timed(struct conn *c, const struct login_req *l);
+
 int conn_open(struct conn *c, const struct login_req *l)
+{
+	int64_t t0 = now_ms();
+	int ret = conn_open_timed(c, l);
+
+	g_open_ms += now_ms() - t0;
+	return ret;
+}
+
+static int conn_open_timed(struct conn *c, const struct login_req *l)
 {
 	struct ibv_qp_init_attr qa = { 0 };
 	struct rdma_conn_param cp = { 0 };

@@ -71,6 +71,8 @@ extern const char *g_case;
 extern char g_why[1024];
 extern uint64_t g_tag_seq;
 extern size_t g_data_len;
+/* Time spent in conn_open() and conn_close() so far, every call. */
+extern int64_t g_open_ms, g_close_ms;
 int failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int failctx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
