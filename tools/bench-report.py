@@ -167,6 +167,7 @@ def main():
                 dat.append(('"%s ch%d j%d %s"' % (w, ch, jobs, what), rs))
     lines += scale(get)
     lines += share(configs, get)
+    lines += entries(os.path.dirname(os.path.abspath(tsv)), configs)
     lines += ["", "## Goals (issue 8)", ""]
     lines += goals(get)
     with open(os.path.join(out, "bench.md"), "w") as f:
@@ -236,6 +237,46 @@ def share(configs, get):
             "| workload | ch | jobs | target | target CPU us/IO | guest CPU us/IO | "
             "share | ceiling | vCPU host us/IO | share | ceiling |",
             "|---" * 11 + "|"] + out
+
+
+def read_trace(path):
+    """{function: (calls, us per call)} of a trace-*.txt of bench-guest."""
+    got = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                m = re.match(r"\s*([0-9.]+) us\s+(\d+) calls\s+([0-9.]+) us/call\s+(\S+)", line)
+                if m:
+                    got[m.group(4)] = (int(m.group(2)), float(m.group(3)))
+    except OSError:
+        pass
+    return got
+
+
+def entries(results, configs):
+    """TRACE=1: the calls through which each target ran (last round), their
+    time per call with only them hooked (what the report counts) and in
+    the short run before, with every function of the module hooked: the
+    difference is what hooks on the functions they call cost."""
+    out = []
+    for (w, ch, jobs) in configs:
+        for t in TARGETS:
+            name = "%s-%s-ch%d-j%d" % (t, w, ch, jobs)
+            timed = read_trace(os.path.join(results, "trace-%s.txt" % name))
+            every = read_trace(os.path.join(results, "trace-%s-all.txt" % name))
+            for fn, (calls, us) in sorted(timed.items(), key=lambda x: -x[1][0] * x[1][1]):
+                out.append("| %s | %d | %d | %s | %s | %d | %.1f | %s |" % (
+                    w, ch, jobs, t, fn, calls, us,
+                    "%.1f" % every[fn][1] if fn in every else "-"))
+    if not out:
+        return []
+    return ["", "## Where the target's time goes (TRACE=1, last round)", "",
+            "Its entry points: us/call with only them hooked (the figure above), "
+            "and with every function of the module hooked (the short run "
+            "before): the difference is what the hooks on the functions "
+            "they call cost.", "",
+            "| workload | ch | jobs | target | function | calls | us/call | "
+            "us/call, all hooked |", "|---" * 8 + "|"] + out
 
 
 def goals(get):
