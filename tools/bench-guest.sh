@@ -12,9 +12,11 @@
 # Each round sets up each target in turn, logs in with ch_count 1 to 4
 # (nvme-rdma: nr_io_queues 1 to 4; only the counts some selected workload
 # uses), runs the workloads (below) and takes the target down again.  Each
-# target exports 16 LUNs (namespaces), one null_blk disk each: the
-# workloads use the first, the scale ones (-l4, -l16) the first 4 or all
-# 16 through one fio job per CPU spread over their disks.  The guest has 2
+# target exports 16 LUNs (namespaces), one null_blk disk each - or only as
+# many as the selected workloads use, since each LUN is two targetcli
+# calls (half a minute each on one vCPU): the workloads use the first,
+# the scale ones (-l4, -l16) the first 4 or all 16 through one fio job per
+# CPU spread over their disks.  The guest has 2
 # vCPUs: with ch_count 3 and 4 blk-mq still sends I/O on only 2 channels
 # (one per CPU), so those rows show what idle channels cost.  One line per
 # fio run goes to $RESULTS/bench.tsv:
@@ -387,9 +389,11 @@ nvmet_round() {
 }
 
 setup_transport
-# 16 null_blk disks without memory behind them: the backend costs next to
+# The null_blk disks, without memory behind them: the backend costs next to
 # nothing, so what is measured is the target and the transport.
-NLUNS=16
+NLUNS=$(selected_workloads | awk '{ n = 1 } $1 ~ /-l[0-9]+$/ { n = substr($1, match($1, /-l[0-9]+$/) + 2) + 0 }
+	n > m { m = n } END { print m + 0 }')
+[ "$NLUNS" -gt 0 ] || fail "WORKLOADS=$WORKLOADS CH_JOBS=$CH_JOBS select no workload"
 DISKS=()
 for ((i = 0; i < NLUNS; i++)); do
 	DISKS+=("$(make_nullb 4G 0 nomem)") || exit 1
