@@ -714,14 +714,30 @@ ib_srp_running_again() {
 	ft "ib_srp running"
 }
 
+# kernel_mem: the kernel's own memory (KiB, /proc/meminfo) - not checked
+# (it moves for many reasons), printed with each fault: memory that the
+# target's own figures do not count but that grows fault after fault shows
+# there.
+kernel_mem() {
+	awk '/^(MemFree|Slab|SUnreclaim|Percpu|VmallocUsed):/ { sub(":", "", $1); printf "%s%s=%s", sep, $1, $2; sep = " " }' /proc/meminfo
+}
+# slab_growth BEFORE: the 5 slab caches with the most more objects than in
+# BEFORE (a copy of /proc/slabinfo).
+slab_growth() {
+	awk 'FNR == 1 { f++ } FNR <= 2 { next } f == 1 { n[$1] = $2; next }
+		{ d = $2 - n[$1]; if (d > 0) printf "%d %s\n", d, $1 }' "$1" /proc/slabinfo |
+		sort -rn | head -n 5 | awk '{ printf "%s%s +%s", sep, $2, $1; sep = ", " }'
+}
+
 # run_fault NAME ROUND: one fault under I/O, with the checks.
 run_fault() {
-	local t0 before
+	local t0 before kmem
 	FAULT="$1 #$2"
 	STRICT=(0 1 2 3) LOOSE=()
 	"plan_${1//-/_}"
 	wait_for 60 rport_running || fail "$FAULT: ib_srp not logged in before the fault"
 	before=$(figures)
+	kmem=$(kernel_mem)
 	ref_write
 	io_start
 	sleep 2
@@ -736,7 +752,7 @@ run_fault() {
 	wait_for 30 figures_are "$before" ||
 		fail "$FAULT: the target holds other resources than before: before [$before] after [$(figures)]"
 	[ -z "$(klog_splats)" ] || fail "$FAULT: kernel splat: $(klog_splats | head -n 3)"
-	log "FAULT $FAULT: $FT (total $(since "$t0")s); fio: $IO_SUM; before = after: $before"
+	log "FAULT $FAULT: $FT (total $(since "$t0")s); fio: $IO_SUM; before = after: $before; kernel memory (KiB) before: $kmem, after: $(kernel_mem)"
 }
 
 # fault_rig_setup: the RDMA devices, the target with its four LUNs and the
@@ -770,10 +786,12 @@ fault_rig_setup() {
 run_faults() {
 	local r f
 	fault_rig_setup
+	cp /proc/slabinfo /tmp/slabinfo.start
 	for ((r = 1; r <= $1; r++)); do
 		for f in ${2//,/ }; do
 			run_fault "$f" "$r"
 		done
+		log "after round $r: slab caches grown most since the first: $(slab_growth /tmp/slabinfo.start)"
 	done
 	fault_rig_teardown
 }
