@@ -47,8 +47,8 @@ login_path() {
 	before=$(srp_hosts)
 	SRP_EXPECT=$(( $(srp_disks | wc -l) + 2 )) srp_login "initiator_ext=$ext$opts" >/dev/null ||
 		fail "login of path $name (initiator_ext=$ext) failed"
-	for h in $(srp_hosts); do
-		grep -qx "$h" <<<"$before" || new=$h
+	for h in $(srp_hosts "$before"); do
+		new=$h
 	done
 	[ -n "$new" ] || fail "no new SCSI host for path $name"
 	printf -v "HOST_$name" %s "$new"

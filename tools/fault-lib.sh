@@ -459,8 +459,8 @@ cycle_login() {
 	t0=${EPOCHREALTIME/./}
 	echo "id_ext=$ID_EXT,ioc_guid=$IOC_GUID,dest=$TGT_IP:$SRP_PORT,initiator_ext=$EXT2,ch_count=$ch" \
 		>"$(srp_add_target_path)" || fail "$FAULT: login with ch_count=$ch failed"
-	for h in $(srp_hosts); do
-		[[ $'\n'$before$'\n' == *$'\n'$h$'\n'* ]] || new=$h
+	for h in $(srp_hosts "$before"); do
+		new=$h
 	done
 	[ -n "$new" ] || fail "$FAULT: no SCSI host for the login with ch_count=$ch"
 	channels_are $((base + ch)) ||
@@ -648,8 +648,7 @@ logins_meanwhile() {
 		before=$(srp_hosts)
 		{ echo "id_ext=$ID_EXT,ioc_guid=$IOC_GUID,dest=$TGT_IP:$SRP_PORT,initiator_ext=$EXT2,ch_count=2" \
 			>"$(srp_add_target_path)"; } 2>/dev/null
-		for h in $(srp_hosts); do
-			grep -qx "$h" <<<"$before" && continue
+		for h in $(srp_hosts "$before"); do
 			echo 1 >"/sys/class/srp_remote_ports/port-${h#host}:1/delete"
 			wait_for 30 scsi_host_gone "$h"
 		done

@@ -421,13 +421,16 @@ srp_disks() {
 	done | sort -t: -k4,4n | awk '{print $2}'
 }
 srp_ndisks_ge() { [ "$(srp_disks | wc -l)" -ge "$1" ] && srp_disks | while read -r d; do [ -b "$d" ] || exit 1; done; }
+# srp_hosts [BEFORE]: the ib_srp SCSI hosts (host3 ...), one a line; with
+# BEFORE (an earlier output of srp_hosts) only those not in it.
 srp_hosts() {
 	local h p
 	# Builtins only: under fio a fork costs a third of a second here.
 	for h in /sys/class/scsi_host/host*; do
 		p=
 		read -r p 2>/dev/null <"$h/proc_name"
-		[ "$p" = ib_srp ] && echo "${h##*/}"
+		[ "$p" = ib_srp ] || continue
+		[[ $'\n'${1:-}$'\n' == *$'\n'${h##*/}$'\n'* ]] || echo "${h##*/}"
 	done
 	return 0
 }
@@ -543,8 +546,7 @@ srp_storm() {
 		else
 			bad=$((bad + 1))
 		fi
-		for h in $(srp_hosts); do
-			grep -qx "$h" <<<"$before" && continue
+		for h in $(srp_hosts "$before"); do
 			{ echo 1 >"/sys/class/srp_remote_ports/port-${h#host}:1/delete"; } 2>/dev/null
 		done
 		sleep 0.3
