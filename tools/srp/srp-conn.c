@@ -459,18 +459,19 @@ static int take_login_rsp(struct conn *c, const struct login_req *l)
  * channel is ready), 0 when it rejected it (c->rej_status, c->pdata), -1 on
  * any other failure (g_why).
  */
-static int conn_open_timed(struct conn *c, const struct login_req *l);
+static int conn_login(struct conn *c, const struct login_req *l);
 
 int conn_open(struct conn *c, const struct login_req *l)
 {
 	int64_t t0 = now_ms();
-	int ret = conn_open_timed(c, l);
+	int ret = conn_login(c, l);
 
 	g_open_ms += now_ms() - t0;
 	return ret;
 }
 
-static int conn_open_timed(struct conn *c, const struct login_req *l)
+/* conn_open() without its timing. */
+static int conn_login(struct conn *c, const struct login_req *l)
 {
 	struct ibv_qp_init_attr qa = { 0 };
 	struct rdma_conn_param cp = { 0 };
