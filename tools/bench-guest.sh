@@ -16,10 +16,10 @@
 # many as the selected workloads use, since each LUN is two targetcli
 # calls (half a minute each on one vCPU): the workloads use the first,
 # the scale ones (-l4, -l16) the first 4 or all 16 through one fio job per
-# CPU spread over their disks.  The guest has 2
-# vCPUs: with ch_count 3 and 4 blk-mq still sends I/O on only 2 channels
-# (one per CPU), so those rows show what idle channels cost.  One line per
-# fio run goes to $RESULTS/bench.tsv:
+# CPU spread over their disks.  The guest has 2 vCPUs: with ch_count 3
+# and 4 blk-mq still sends I/O on only 2 channels (one per CPU), so those
+# rows show what idle channels cost.  One line per fio run goes to
+# $RESULTS/bench.tsv:
 #
 #   round target ch jobs workload ios seconds iops kib_s lat_mean_us
 #   lat_p50_us lat_p99_us cpu_us_io kcpu_us_io tcpu_us_io hcpu_us_io
@@ -218,7 +218,7 @@ run_fio() {
 		# shellcheck disable=SC2086  # TGT_TRACE: a list of filters
 		ftrace_start $TGT_TRACE
 		fio_job "$TRACE_DISCOVER_S"
-		read -r -a tr < <(ftrace_stop "$tgt-$name-ch$ch-j$jobs-all")
+		ftrace_stop "$tgt-$name-ch$ch-j$jobs-all" >/dev/null
 		mapfile -t entries < <(awk '{ print $NF }' "$RESULTS/trace-$tgt-$name-ch$ch-j$jobs-all.txt")
 		[ ${#entries[@]} -gt 0 ] || fail "$tgt $name: no call into the target in ${TRACE_DISCOVER_S}s"
 	fi
