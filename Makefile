@@ -129,7 +129,8 @@ soak: deps $(if $(filter debug,$(SOAK_KVER)),modules-debug,modules) tools
 # check): make bench [ROUNDS=3] [RUNTIME=8] [TARGETS=ours,srq,stock,nvmet]
 # [WORKLOADS=all] [CH_JOBS=all, e.g. 1:1,2:2] [BASE=<rev>: target "base" is
 # the module as of that git rev] [TRACE=1: target CPU from the function_graph
-# tracer]; build/bench/bench.md and bench.png.
+# tracer] [GRAPH=f,g: and what these call, per call path, GRAPH_DEPTH=4
+# levels]; build/bench/bench.md and bench.png.
 ROUNDS ?= 3
 RUNTIME ?= 8
 TARGETS ?= ours,srq,stock,nvmet
@@ -137,9 +138,12 @@ WORKLOADS ?= all
 CH_JOBS ?= all
 BASE ?=
 TRACE ?= 0
+GRAPH ?=
+GRAPH_DEPTH ?= 4
 bench: deps modules tools
 	bash tools/bench.sh ROUNDS=$(ROUNDS) RUNTIME=$(RUNTIME) TARGETS=$(TARGETS) \
-		WORKLOADS=$(WORKLOADS) CH_JOBS=$(CH_JOBS) BASE=$(BASE) TRACE=$(TRACE)
+		WORKLOADS=$(WORKLOADS) CH_JOBS=$(CH_JOBS) BASE=$(BASE) TRACE=$(TRACE) \
+		GRAPH=$(GRAPH) GRAPH_DEPTH=$(GRAPH_DEPTH)
 
 # Both kernels, W=1 and sparse: what must stay warning-free.
 lint:

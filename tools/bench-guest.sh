@@ -43,11 +43,15 @@
 # (target base: that ib_srpt.ko, relative to the project; tools/bench.sh)
 # TRACE=0 (1: tcpu_us_io from the function_graph tracer; the tracer slows
 # every call into those modules, so the other columns of such a run are
-# not comparable with a run without it).
+# not comparable with a run without it).  GRAPH=FUNC[,FUNC] (with TRACE=1):
+# after each timed run, a 2 s run that records what FUNC calls, to
+# GRAPH_DEPTH (4) levels, into $RESULTS/graph-NAME.txt (graph_run).
 . "$PROJECT/tools/guest-lib.sh"
 
 ROUNDS=3 RUNTIME=8 TARGETS=ours,srq,stock,nvmet WORKLOADS=all CH_JOBS=all TRACE=0 BASE_KO=
-scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS CH_JOBS BASE_KO TRACE" "$@"
+GRAPH='' GRAPH_DEPTH=4
+scenario_args "ROUNDS RUNTIME TARGETS WORKLOADS CH_JOBS BASE_KO TRACE GRAPH GRAPH_DEPTH" "$@"
+[ -z "$GRAPH" ] || [ "$TRACE" = 1 ] || fail "GRAPH needs TRACE=1 (one vCPU)"
 
 # name rw bs iodepth [ch:jobs ...] - the ch_count/jobs pairs it runs with.
 # -atN: fio holds each job to N IOPS (rate_iops), below what any target
@@ -199,6 +203,67 @@ ftrace_stop() {
 	echo 1408 >$t/buffer_size_kb
 }
 
+# graph_run NAME: fio for 2 s with the function_graph tracer recording
+# the calls of $GRAPH's functions (those this target has) to GRAPH_DEPTH levels (every kernel
+# function hooked, interrupts left out), summed per call path into
+# $RESULTS/graph-NAME.txt: "us calls path" per call of a $GRAPH function,
+# a parent before its children.  Every hook slows its function, so only
+# the shares within one path compare, and the same path of two targets.
+graph_run() {
+	local t=$TRACEFS f
+	[ -n "$GRAPH" ] || return 0
+	echo 0 >$t/tracing_on
+	echo nop >$t/current_tracer
+	: >$t/set_ftrace_filter
+	: >$t/set_graph_function
+	# A name only one target has (srpt_rsp_done, srpt_send_done) is left
+	# out for the other.
+	for f in ${GRAPH//,/ }; do
+		echo "$f" 2>/dev/null >>$t/set_graph_function || true
+	done
+	# (Empty, it reads "#### all functions enabled ####".)
+	grep -qv '^#' $t/set_graph_function || fail "set_graph_function: none of $GRAPH"
+	echo "$GRAPH_DEPTH" >$t/max_graph_depth
+	echo 0 >$t/options/sleep-time
+	echo 0 >$t/options/funcgraph-irqs
+	echo 1 >$t/options/funcgraph-tail
+	echo 32768 >$t/buffer_size_kb
+	echo function_graph >$t/current_tracer
+	: >$t/trace
+	echo 1 >$t/tracing_on
+	fio_job 2
+	echo 0 >$t/tracing_on
+	# "|  name() {" opens a call at the depth its indentation gives,
+	# "|    name();" (with a duration) is a call without traced children,
+	# "|  } /* name */" (with a duration) closes one.
+	awk '/\|/ {
+		i = index($0, "|"); rest = substr($0, i + 1)
+		match(rest, /^ */); d = int(RLENGTH / 2) - 1; body = substr(rest, RLENGTH + 1)
+		dur = match($0, /[0-9]+(\.[0-9]+)? us/) ? substr($0, RSTART, RLENGTH - 3) : ""
+		if (d < 0) next
+		if (body ~ /^}/) { name = body; sub(/^} \/\* */, "", name) }
+		else name = body
+		sub(/[ (;*\/].*/, "", name)
+		if (body ~ /\{ *$/) { stack[d] = name; next }
+		if (dur == "") next
+		path = ""
+		for (k = 0; k < d; k++) path = path stack[k] ">"
+		path = path name
+		us[path] += dur; n[path]++
+		if (d == 0) top++ }
+		END { for (p in us) printf "%s\t%.2f\t%.2f\n", p, us[p] / top, n[p] / top }' $t/trace |
+		sort -t "$(printf '\t')" -k1,1 |
+		awk -F '\t' '{ d = gsub(/>/, ">", $1); name = $1; sub(/.*>/, "", name)
+			printf "%9s us %6s calls  %*s%s\n", $2, $3, 2 * d, "", name }' >"$RESULTS/graph-$1.txt"
+	echo nop >$t/current_tracer
+	: >$t/set_graph_function
+	echo 0 >$t/max_graph_depth
+	echo 1 >$t/options/sleep-time
+	echo 1 >$t/options/funcgraph-irqs
+	echo 0 >$t/options/funcgraph-tail
+	echo 1408 >$t/buffer_size_kb
+}
+
 # fio_job SECS: run_fio's workload for SECS seconds (its locals).
 fio_job() {
 	fio --name="$name" --filename="$dev" --rw="$rw" --bs="$bs" \
@@ -233,6 +298,7 @@ run_fio() {
 	read -r -a h1 < <(host_vcpu)
 	read -r -a tr < <(ftrace_stop "$tgt-$name-ch$ch-j$jobs")
 	[ "${tr[2]:-1}" = 0 ] || fail "function_graph lost ${tr[2]:-its} events: a shorter RUNTIME"
+	graph_run "$tgt-$name-ch$ch-j$jobs"
 	perf_stop
 	share=$(perf_share "$(awk -v b="$((c1[0] - c0[0]))" -v t0="$t0" -v t1="$t1" \
 		-v hz="$(getconf CLK_TCK)" -v n="$(nproc)" 'BEGIN { printf "%.3f", b / ((t1 - t0) * hz * n) }')")
