@@ -661,6 +661,11 @@ static int fuzz(struct fz *f)
 	       t.iu_ms / 1000.0, t.iu_ms ? t.iu * 1000.0 / t.iu_ms : 0,
 	       f->connect_ms / 1000.0, t.probe_ms / 1000.0,
 	       g_open_ms / 1000.0, g_close_ms / 1000.0);
+	printf("srp-fuzz: logging in: address and route %.1fs, PD/CQ/QP %.1fs, login %.1fs, buffers %.1fs\n",
+	       g_open_phase_ms[OPEN_RESOLVE] / 1000.0,
+	       g_open_phase_ms[OPEN_VERBS] / 1000.0,
+	       g_open_phase_ms[OPEN_LOGIN] / 1000.0,
+	       g_open_phase_ms[OPEN_BUFFERS] / 1000.0);
 	return t.unexpected ? 1 : 0;
 }
 

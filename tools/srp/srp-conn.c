@@ -29,6 +29,17 @@ char g_why[1024];
 uint64_t g_tag_seq = 0x5352500000000000ULL;	/* "SRP" */
 size_t g_data_len = DATA_LEN;	/* data MR per channel */
 int64_t g_open_ms, g_close_ms;
+int64_t g_open_phase_ms[OPEN_PHASES];
+static int64_t g_open_mark;
+
+/* conn_open() got through @phase: its time since the last mark. */
+static void open_phase(int phase)
+{
+	int64_t t = now_ms();
+
+	g_open_phase_ms[phase] += t - g_open_mark;
+	g_open_mark = t;
+}
 
 int failf(const char *fmt, ...)
 {
@@ -478,6 +489,7 @@ static int conn_login(struct conn *c, const struct login_req *l)
 	uint8_t pd[56] = { 0 };
 
 	memset(c, 0, sizeof(*c));
+	g_open_mark = now_ms();
 	c->ech = rdma_create_event_channel();
 	if (!c->ech)
 		return failf("rdma_create_event_channel: %s", strerror(errno));
@@ -491,6 +503,7 @@ static int conn_login(struct conn *c, const struct login_req *l)
 	if (rdma_resolve_route(c->id, 5000))
 		return failf("rdma_resolve_route: %s", strerror(errno));
 	WAIT_CM(c, c->route_resolved, "resolving the route");
+	open_phase(OPEN_RESOLVE);
 
 	c->pd = ibv_alloc_pd(c->id->verbs);
 	c->cch = ibv_create_comp_channel(c->id->verbs);
@@ -511,6 +524,7 @@ static int conn_login(struct conn *c, const struct login_req *l)
 	if (rdma_create_qp(c->id, c->pd, &qa))
 		return failf("rdma_create_qp: %s", strerror(errno));
 	c->have_qp = true;
+	open_phase(OPEN_VERBS);
 
 	login_pdata(l, pd);
 	hexdump("login request", pd, l->pdata_len);
@@ -526,6 +540,7 @@ static int conn_login(struct conn *c, const struct login_req *l)
 	if (rdma_connect(c->id, &cp))
 		return failf("rdma_connect: %s", strerror(errno));
 	WAIT_CM(c, c->established || c->rejected, "login");
+	open_phase(OPEN_LOGIN);
 	hexdump(c->established ? "login response" : "login reject",
 		c->pdata, c->pdata_len);
 	if (c->rejected)
@@ -533,6 +548,7 @@ static int conn_login(struct conn *c, const struct login_req *l)
 
 	if (take_login_rsp(c, l) || alloc_buffers(c))
 		return -1;
+	open_phase(OPEN_BUFFERS);
 	return 1;
 }
 

@@ -73,6 +73,13 @@ extern uint64_t g_tag_seq;
 extern size_t g_data_len;
 /* Time spent in conn_open() and conn_close() so far, every call. */
 extern int64_t g_open_ms, g_close_ms;
+/*
+ * conn_open()'s time by phase (the phases a call got through): address
+ * and route resolution, PD/CQ/QP, the login (connect to ESTABLISHED or
+ * REJECTED), the buffers of an accepted login (their MRs).
+ */
+enum { OPEN_RESOLVE, OPEN_VERBS, OPEN_LOGIN, OPEN_BUFFERS, OPEN_PHASES };
+extern int64_t g_open_phase_ms[OPEN_PHASES];
 int failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int failctx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
