@@ -765,6 +765,8 @@ int main(int argc, char **argv)
 	int n, opt;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* One connection after another, each with a 4 MiB data buffer. */
+	g_reuse_bufs = true;
 	while ((opt = getopt_long(argc, argv, "vh", options, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);

@@ -80,6 +80,8 @@ extern int64_t g_open_ms, g_close_ms;
  */
 enum { OPEN_RESOLVE, OPEN_VERBS, OPEN_LOGIN, OPEN_BUFFERS, OPEN_PHASES };
 extern int64_t g_open_phase_ms[OPEN_PHASES];
+/* Connections share a PD and reuse closed ones' buffers (srp-conn.c). */
+extern bool g_reuse_bufs;
 int failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int failctx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
