@@ -167,13 +167,30 @@ ftrace_start() {
 	for f in "$@"; do
 		echo "$f" >>$t/set_ftrace_filter || fail "set_ftrace_filter: no $f"
 	done
-	echo 1 >$t/max_graph_depth
+	graph_on 1
+}
+# graph_on DEPTH: the function_graph tracer on, to DEPTH levels, what
+# a call spent scheduled out not counted; graph_off: back to defaults.
+graph_on() {
+	local t=$TRACEFS
+	echo "$1" >$t/max_graph_depth
 	echo 0 >$t/options/sleep-time
 	echo 1 >$t/options/funcgraph-tail
 	echo 32768 >$t/buffer_size_kb
 	echo function_graph >$t/current_tracer
 	: >$t/trace
 	echo 1 >$t/tracing_on
+}
+graph_off() {
+	local t=$TRACEFS
+	echo nop >$t/current_tracer
+	: >$t/set_ftrace_filter
+	: >$t/set_graph_function
+	echo 0 >$t/max_graph_depth
+	echo 1 >$t/options/sleep-time
+	echo 1 >$t/options/funcgraph-irqs
+	echo 0 >$t/options/funcgraph-tail
+	echo 1408 >$t/buffer_size_kb
 }
 # ftrace_stop NAME: "US CALLS LOST" - the durations of the top-level
 # calls summed, their number and the events the ring buffer lost (-1 0 0
@@ -195,12 +212,7 @@ ftrace_stop() {
 			printf "%12.1f us %9d calls %8.2f us/call  %s\n", fus[f], fn[f], fus[f] / fn[f], f | "sort -rn >" per
 			printf "%.1f %d ", us, n }' $t/trace
 	awk '/^overrun:/ { n += $2 } END { print n + 0 }' $t/per_cpu/cpu*/stats
-	echo nop >$t/current_tracer
-	: >$t/set_ftrace_filter
-	echo 0 >$t/max_graph_depth
-	echo 1 >$t/options/sleep-time
-	echo 0 >$t/options/funcgraph-tail
-	echo 1408 >$t/buffer_size_kb
+	graph_off
 }
 
 # graph_run NAME: fio for 2 s with the function_graph tracer recording
@@ -223,14 +235,8 @@ graph_run() {
 	done
 	# (Empty, it reads "#### all functions enabled ####".)
 	grep -qv '^#' $t/set_graph_function || fail "set_graph_function: none of $GRAPH"
-	echo "$GRAPH_DEPTH" >$t/max_graph_depth
-	echo 0 >$t/options/sleep-time
 	echo 0 >$t/options/funcgraph-irqs
-	echo 1 >$t/options/funcgraph-tail
-	echo 32768 >$t/buffer_size_kb
-	echo function_graph >$t/current_tracer
-	: >$t/trace
-	echo 1 >$t/tracing_on
+	graph_on "$GRAPH_DEPTH"
 	fio_job 2
 	echo 0 >$t/tracing_on
 	# "|  name() {" opens a call at the depth its indentation gives,
@@ -255,13 +261,7 @@ graph_run() {
 		sort -t "$(printf '\t')" -k1,1 |
 		awk -F '\t' '{ d = gsub(/>/, ">", $1); name = $1; sub(/.*>/, "", name)
 			printf "%9s us %6s calls  %*s%s\n", $2, $3, 2 * d, "", name }' >"$RESULTS/graph-$1.txt"
-	echo nop >$t/current_tracer
-	: >$t/set_graph_function
-	echo 0 >$t/max_graph_depth
-	echo 1 >$t/options/sleep-time
-	echo 1 >$t/options/funcgraph-irqs
-	echo 0 >$t/options/funcgraph-tail
-	echo 1408 >$t/buffer_size_kb
+	graph_off
 }
 
 # fio_job SECS: run_fio's workload for SECS seconds (its locals).
