@@ -339,8 +339,7 @@ bool g_reuse_bufs;
 static struct ibv_pd *g_pd;
 static struct spare {
 	uint8_t *buf;
-	struct ibv_mr *mr;
-	size_t len;
+	struct ibv_mr *mr;		/* its length is the buffer's */
 	int access;
 } g_spares[8];
 static unsigned int g_nspares;
@@ -354,9 +353,9 @@ static struct ibv_pd *conn_pd(struct conn *c)
 	return g_pd;
 }
 
-/* A zeroed buffer of @len (or more, if !@exact) registered with @access. */
-static uint8_t *get_buf(struct conn *c, size_t len, bool exact, int access,
-			struct ibv_mr **mr)
+/* A kept buffer of @len (or more, if !@exact) registered with @access. */
+static uint8_t *take_spare(struct conn *c, size_t len, bool exact, int access,
+			   struct ibv_mr **mr)
 {
 	struct spare *s;
 	uint8_t *buf;
@@ -365,34 +364,42 @@ static uint8_t *get_buf(struct conn *c, size_t len, bool exact, int access,
 	for (i = 0; i < g_nspares; i++) {
 		s = &g_spares[i];
 		if (s->mr->pd != c->pd || s->access != access ||
-		    s->len < len || (exact && s->len != len))
+		    s->mr->length < len || (exact && s->mr->length != len))
 			continue;
 		buf = s->buf;
 		*mr = s->mr;
 		*s = g_spares[--g_nspares];
-		memset(buf, 0, len);
 		return buf;
 	}
-	buf = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
-	if (!buf)
-		return NULL;
-	memset(buf, 0, len);
-	*mr = ibv_reg_mr(c->pd, buf, len, access);
-	if (!*mr) {
-		free(buf);
-		return NULL;
+	return NULL;
+}
+
+/* A zeroed buffer of @len (or more, if !@exact) registered with @access. */
+static uint8_t *get_buf(struct conn *c, size_t len, bool exact, int access,
+			struct ibv_mr **mr)
+{
+	uint8_t *buf = take_spare(c, len, exact, access, mr);
+
+	if (!buf) {
+		buf = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+		if (!buf)
+			return NULL;
+		*mr = ibv_reg_mr(c->pd, buf, len, access);
+		if (!*mr) {
+			free(buf);
+			return NULL;
+		}
 	}
+	memset(buf, 0, len);
 	return buf;
 }
 
 /* Keep @buf for a later connection, or free it. */
 static void put_buf(uint8_t *buf, struct ibv_mr *mr, int access)
 {
-	size_t len = mr->length;
-
-	if (g_reuse_bufs && mr->pd == g_pd && len <= SPARE_MAX &&
+	if (g_reuse_bufs && mr->pd == g_pd && mr->length <= SPARE_MAX &&
 	    g_nspares < sizeof(g_spares) / sizeof(g_spares[0])) {
-		g_spares[g_nspares++] = (struct spare){ buf, mr, len, access };
+		g_spares[g_nspares++] = (struct spare){ buf, mr, access };
 		return;
 	}
 	ibv_dereg_mr(mr);
