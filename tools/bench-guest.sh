@@ -197,7 +197,7 @@ graph_off() {
 # with TRACE=0); the sums per function go to $RESULTS/trace-NAME.txt (the
 # last round's run of that name).
 ftrace_stop() {
-	local t=$TRACEFS
+	local t=$TRACEFS lost
 	[ "$TRACE" = 1 ] || { echo "-1 0 0"; return 0; }
 	echo 0 >$t/tracing_on
 	# " 1)   3.456 us    |  srpt_recv_done();", or the "} /* name */"
@@ -211,23 +211,24 @@ ftrace_stop() {
 		END { for (f in fus)
 			printf "%12.1f us %9d calls %8.2f us/call  %s\n", fus[f], fn[f], fus[f] / fn[f], f | "sort -rn >" per
 			printf "%.1f %d ", us, n }' $t/trace
-	awk '/^overrun:/ { n += $2 } END { print n + 0 }' $t/per_cpu/cpu*/stats
+	lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' $t/per_cpu/cpu*/stats)
+	# Reset before the line ends: a caller reading it from a process
+	# substitution goes on at the newline, and graph_run may come next.
 	graph_off
+	echo "$lost"
 }
 
 # graph_run NAME: fio for 2 s with the function_graph tracer recording
-# the calls of $GRAPH's functions (those this target has) to GRAPH_DEPTH levels (every kernel
-# function hooked, interrupts left out), summed per call path into
-# $RESULTS/graph-NAME.txt: "us calls path" per call of a $GRAPH function,
-# a parent before its children.  Every hook slows its function, so only
-# the shares within one path compare, and the same path of two targets.
+# the calls of $GRAPH's functions (those this target has) to GRAPH_DEPTH
+# levels (every kernel function hooked, interrupts left out), summed per
+# call path into $RESULTS/graph-NAME.txt: "us calls path" per call of a
+# $GRAPH function, a parent before its children.  Every hook slows its
+# function, so only the shares within one path compare, and the same path
+# of two targets.  Runs after ftrace_stop (graph_off: tracer off, filters
+# empty).
 graph_run() {
 	local t=$TRACEFS f
 	[ -n "$GRAPH" ] || return 0
-	echo 0 >$t/tracing_on
-	echo nop >$t/current_tracer
-	: >$t/set_ftrace_filter
-	: >$t/set_graph_function
 	# A name only one target has (srpt_rsp_done, srpt_send_done) is left
 	# out for the other.
 	for f in ${GRAPH//,/ }; do
@@ -298,8 +299,8 @@ run_fio() {
 	read -r -a h1 < <(host_vcpu)
 	read -r -a tr < <(ftrace_stop "$tgt-$name-ch$ch-j$jobs")
 	[ "${tr[2]:-1}" = 0 ] || fail "function_graph lost ${tr[2]:-its} events: a shorter RUNTIME"
-	graph_run "$tgt-$name-ch$ch-j$jobs"
 	perf_stop
+	graph_run "$tgt-$name-ch$ch-j$jobs"
 	share=$(perf_share "$(awk -v b="$((c1[0] - c0[0]))" -v t0="$t0" -v t1="$t1" \
 		-v hz="$(getconf CLK_TCK)" -v n="$(nproc)" 'BEGIN { printf "%.3f", b / ((t1 - t0) * hz * n) }')")
 	line=$(/usr/bin/python3 - "$json" "$t0" "$t1" "$(getconf CLK_TCK)" \
