@@ -105,13 +105,14 @@ check-debug: deps modules-debug tools
 # [REPEAT=20] [CYCLES=100] [FAULTS=a,b] [KVER=6.12|6.1|debug]; about 4.5
 # minutes a round on the Debian kernel, plus the CYCLES logins (a few
 # seconds each); the guest may take 10 minutes a round (30 on the debug
-# kernel) plus 10 s a login cycle.
+# kernel) plus 10 s a login cycle.  Each FAULT line also says how much of
+# its time the vCPUs ran on the host and the host's steal (VM_HOST_CPU=1).
 REPEAT ?= 20
 CYCLES ?= 100
 FAULTS ?= all
 KVER ?= 6.12
 faults: deps $(if $(filter debug,$(KVER)),modules-debug,modules) $(if $(filter 6.1,$(KVER)),modules-6.1) tools
-	VM_TIMEOUT=$$(( 600 + $(REPEAT) * ($(if $(filter debug,$(KVER)),1800,600) + 10 * $(CYCLES)) )) bash tools/vm.sh --kver $(KVER) \
+	VM_HOST_CPU=1 VM_TIMEOUT=$$(( 600 + $(REPEAT) * ($(if $(filter debug,$(KVER)),1800,600) + 10 * $(CYCLES)) )) bash tools/vm.sh --kver $(KVER) \
 		tests/20-faults-under-io.sh REPEAT=$(REPEAT) CYCLES=$(CYCLES) FAULTS=$(FAULTS)
 
 # The soak (tests/soak.sh, not part of check): make soak HOURS=N [SEED=S]

@@ -80,12 +80,6 @@ HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-000000000001
 NVMET=/sys/kernel/config/nvmet
 TSV=$RESULTS/bench.tsv
 
-# host_vcpu: "host_epoch vcpu_ticks clk_tck n" - the vCPUs' CPU time as the
-# host counts it (tools/host-vcpu.py, make bench sets VM_HOST_CPU=1).
-host_vcpu() {
-	cat "$RESULTS/host-vcpu.txt" 2>/dev/null || echo "0 0 0 0"
-}
-
 # /proc/stat: busy and kernel-busy jiffies of all CPUs.
 cpu_jiffies() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $4 + $7 + $8 + $9 }' /proc/stat

@@ -730,7 +730,7 @@ slab_growth() {
 
 # run_fault NAME ROUND: one fault under I/O, with the checks.
 run_fault() {
-	local t0 before kmem
+	local t0 before kmem host
 	FAULT="$1 #$2"
 	STRICT=(0 1 2 3) LOOSE=()
 	"plan_${1//-/_}"
@@ -740,7 +740,7 @@ run_fault() {
 	ref_write
 	io_start
 	sleep 2
-	t0=$(now) T=$t0 FT=
+	t0=$(now) T=$t0 FT='' host=$(host_vcpu)
 	"fault_${1//-/_}"
 	writes_moving
 	sleep 2
@@ -751,7 +751,8 @@ run_fault() {
 	wait_for 30 figures_are "$before" ||
 		fail "$FAULT: the target holds other resources than before: before [$before] after [$(figures)]"
 	[ -z "$(klog_splats)" ] || fail "$FAULT: kernel splat: $(klog_splats | head -n 3)"
-	log "FAULT $FAULT: $FT (total $(since "$t0")s); fio: $IO_SUM; before = after: $before; kernel memory (KiB) before: $kmem, after: $(kernel_mem)"
+	host=$(host_share "$host")
+	log "FAULT $FAULT: $FT (total $(since "$t0")s${host:+; $host}); fio: $IO_SUM; before = after: $before; kernel memory (KiB) before: $kmem, after: $(kernel_mem)"
 }
 
 # fault_rig_setup: the RDMA devices, the target with its four LUNs and the

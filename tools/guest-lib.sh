@@ -612,6 +612,28 @@ luns_cmds() {
 	done
 }
 
+# host_vcpu: "host_epoch vcpu_ticks clk_tck n pace_samples pace_us" - the
+# vCPUs' CPU time as the host counts it, and the host's pace (the times of
+# a fixed loop on it): tools/host-vcpu.py, with VM_HOST_CPU=1; 0s without.
+host_vcpu() {
+	cat "$RESULTS/host-vcpu.txt" 2>/dev/null || echo "0 0 0 0 0 0"
+}
+# host_share BEFORE: since BEFORE (an earlier host_vcpu), how much of the
+# wall time the vCPUs ran on the host, and how long the host's fixed loop
+# took on average; empty without VM_HOST_CPU=1.  A guest that slows down
+# while the loop takes longer is slowed by its host, not by itself.
+host_share() {
+	local -a a b
+	read -r -a a <<<"$1"
+	read -r -a b < <(host_vcpu)
+	[ "${#a[@]}" -ge 6 ] && [ "${#b[@]}" -ge 6 ] && [ "${a[3]}" -gt 0 ] || return 0
+	awk -v e="$((${b[0]/./} - ${a[0]/./}))" -v v="$((b[1] - a[1]))" -v hz="${b[2]}" -v n="${b[3]}" \
+		-v pn="$((b[4] - a[4]))" -v pus="$((b[5] - a[5]))" \
+		'BEGIN { if (e <= 0) exit
+			printf "host: vCPUs ran %.0f%% of the time", 100 * v / hz / (e / 1000 * n)
+			if (pn > 0) printf ", its fixed loop %.1f ms (mean of %d)", pus / pn / 1000, pn }'
+}
+
 # Our module's resources file (debugfs, mounted by guest-init): "name
 # value" lines; resource NAME prints one value.
 RES=/sys/kernel/debug/ib_srpt/resources
