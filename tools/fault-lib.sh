@@ -457,8 +457,8 @@ cycle_login() {
 	local base=$1 ch=$2 before h new='' t0 t1
 	before=$(srp_hosts)
 	t0=${EPOCHREALTIME/./}
-	echo "id_ext=$ID_EXT,ioc_guid=$IOC_GUID,dest=$TGT_IP:$SRP_PORT,initiator_ext=$EXT2,ch_count=$ch" \
-		>"$(srp_add_target_path)" || fail "$FAULT: login with ch_count=$ch failed"
+	srp_add_target "id_ext=$ID_EXT,ioc_guid=$IOC_GUID,dest=$TGT_IP:$SRP_PORT,initiator_ext=$EXT2,ch_count=$ch" ||
+		fail "$FAULT: login with ch_count=$ch failed: $ADD_TARGET_ERR"
 	for h in $(srp_hosts "$before"); do
 		new=$h
 	done

@@ -437,6 +437,22 @@ srp_hosts() {
 # scsi_host_gone HOST: the SCSI host (e.g. host3) has been removed.
 scsi_host_gone() { [ ! -e "/sys/class/scsi_host/$1" ]; }
 
+# srp_add_target OPTS: ib_srp's add_target, again while it says EEXIST.
+# ib_srp removes a target port's SCSI host before it takes the port off
+# its list (after the disconnect and after freeing the channels): right
+# after a logout, a new login of the same port may find it still there
+# for a while (seen 0.4 s after the target released the channels, under
+# fio).  ADD_TARGET_ERR: the error of the last try.
+srp_add_target() {
+	local tries=0
+	ADD_TARGET_ERR=
+	until echo "$1" 2>/tmp/add_target.err >"$(srp_add_target_path)"; do
+		ADD_TARGET_ERR=$(</tmp/add_target.err)
+		[[ $ADD_TARGET_ERR == *'File exists'* ]] && ((++tries <= 40)) || return 1
+		sleep 0.5
+	done
+}
+
 # shellcheck disable=SC2120  # the options are optional
 # srp_login [extra add_target options, comma separated]: log in and print
 # the disks.  SRP_EXPECT (default: number of LUNs of the target) disks are
@@ -454,17 +470,7 @@ srp_login() {
 		[ "$want" -ge 1 ] || want=1
 	fi
 	log "add_target: $opts" >&2
-	# ib_srp removes a target port's SCSI host before it takes the port
-	# off its list (after the disconnect): right after srp_logout a new
-	# login of the same port may find it still there (EEXIST) for a while.
-	local tries=0
-	until echo "$opts" 2>/tmp/add_target.err >"$(srp_add_target_path)"; do
-		if ! grep -q 'File exists' /tmp/add_target.err || ((++tries > 40)); then
-			log "add_target failed: $(cat /tmp/add_target.err)" >&2
-			return 1
-		fi
-		sleep 0.5
-	done
+	srp_add_target "$opts" || { log "add_target failed: $ADD_TARGET_ERR" >&2; return 1; }
 	wait_for 60 srp_ndisks_ge "$want" || { log "only $(srp_disks | wc -l) of $want disks" >&2; return 1; }
 	srp_disks
 }
