@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/configfs.h>
 #include <linux/ctype.h>
 #include <linux/inet.h>
 #include <linux/module.h>
@@ -231,7 +232,14 @@ static int srpt_parse_acl_name(const char *name, struct srpt_acl_id *id)
 	return id->has_port_id || id->has_guid || id->has_ip ? 0 : -EINVAL;
 }
 
-/* mkdir acls/<name>: refuse a name no login could ever match. */
+/*
+ * mkdir acls/<name>: refuse a name no login could ever match.
+ *
+ * LIO has named the ACL's configfs group before it calls us, and when we
+ * refuse, it frees the ACL but not that name (kmalloc'ed when it has 20
+ * characters or more; kmemleak found it). Renaming the group to a short
+ * name frees it: the group was never linked into configfs.
+ */
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
 	struct srpt_node_acl *nacl = container_of(se_nacl,
@@ -240,6 +248,7 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 	if (srpt_parse_acl_name(name, &nacl->id)) {
 		pr_err("ACL %s: name it by the initiator port ID (0x + 32 hex digits), its port GUID (xxxx:xxxx:xxxx:xxxx) or, for RDMA/CM logins, its IP address\n",
 		       name);
+		config_item_set_name(&se_nacl->acl_group.cg_item, "refused");
 		return -EINVAL;
 	}
 	/* Logins may already see the ACL: publish the parsed name last. */
