@@ -30,7 +30,7 @@ FUZZ_LOGIN_ID=000000000000005f0002c903c11e0001
 EXTRA_ACL_IDS=("$FUZZ_IU_ID" "$FUZZ_LOGIN_ID")
 KMEMLEAK=/sys/kernel/debug/kmemleak
 
-ROUNDS=0 CASES=0 NFAULTS=0 ERRORS=1 LEAKS=0 T_START=$(date +%s)
+ROUNDS=0 CASES=0 NFAULTS=0 ERRORS=0 LEAKS=0 T_START=$(date +%s)
 summary() {
 	local splats
 	splats=$(klog_splats 2>/dev/null | wc -l)
@@ -65,7 +65,8 @@ fuzz_round() {
 }
 
 RIG_FUZZ_LUN=1 fault_rig_setup
-trap 'klog_save; summary' EXIT
+# A failed check ends the soak (fail exits 1): that is its one error.
+trap '[ $? = 0 ] || ERRORS=1; klog_save; summary' EXIT
 mapfile -t faults < <(tr , '\n' <<<"$FAULTS")
 end=$(awk -v t="$T_START" -v h="$HOURS" 'BEGIN { printf "%d", t + h * 3600 }')
 while [ "$(date +%s)" -lt "$end" ]; do
@@ -78,5 +79,4 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	log "round $ROUNDS done: $(summary)"
 done
 fault_rig_teardown
-ERRORS=0
 pass "$(summary)"
