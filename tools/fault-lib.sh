@@ -272,7 +272,10 @@ io_stop() {
 	idle=$(awk '/issued rwts:/ { split($3, t, /[=,]/); if (t[2] + 0 == 0) n++ }
 		END { print n + 0 }' $out)
 	errs=$(grep -cE 'err= *[1-9]' $out)
-	IO_SUM="${#STRICT[@]} LUN(s) verified, $(grep -E '^ *(READ|WRITE):' $out |
+	# The verify reads are counted from "issued rwts": fio's READ line
+	# leaves them out at times (seen: 416 reads a job, no READ line).
+	IO_SUM="${#STRICT[@]} LUN(s) verified, $(awk '/issued rwts:/ { split($3, t, /[=,]/); n += t[2] }
+		END { print n + 0 }' $out) verify reads; $(grep -E '^ *(READ|WRITE):' $out |
 		sed -E 's/^ *(READ|WRITE):.* io=([^ ]+).*/\1 \2/' | xargs)"
 	if [ "$bad" != 0 ] || [ "$errs" != 0 ] || [ "$njobs" != ${#STRICT[@]} ] || [ "$idle" != 0 ]; then
 		grep -E 'verify|err=|error' $out | head -n 8 | sed 's/^/  fio: /'
