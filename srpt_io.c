@@ -917,7 +917,8 @@ void srpt_free_table(struct srpt_cmd *cmd)
 {
 	if (!cmd->table)
 		return;
-	srpt_res_add(SRPT_RES_TABLE_BYTES, -(long)cmd->rw_inline[0].len);
+	/* Not rw_inline[0].len: the data transfer reuses that context. */
+	srpt_res_add(SRPT_RES_TABLE_BYTES, -(long)cmd->table_sg.length);
 	kfree(cmd->table);
 	cmd->table = NULL;
 }
