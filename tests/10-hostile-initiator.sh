@@ -61,5 +61,7 @@ dev=$(srp_login) || fail "ib_srp login after the hostile initiator"
 log "ib_srp: $dev"
 verify_io "$dev" || fail "write/read-back through ib_srp failed"
 srp_logout || fail "ib_srp logout"
+# Nobody is logged in: the target holds nothing, and no figure went below 0.
+resources_free || fail "resources held with nobody logged in: $(tr '\n' ' ' <"$RES")"
 log "target log: $(dmesg | grep -c 'ib_srpt') ib_srpt lines, last: $(dmesg | grep 'ib_srpt' | tail -n 1)"
 pass "$npass hostile-initiator cases answered per protocol; ib_srp I/O still verified"

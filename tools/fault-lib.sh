@@ -804,7 +804,7 @@ run_faults() {
 fault_rig_teardown() {
 	srp_logout || fail "logout"
 	if [ -r "$RES" ]; then
-		wait_for 30 sh -c "! grep -qv ' 0$' $RES" || fail "resources held with nobody logged in: $(figures)"
+		resources_free || fail "resources held with nobody logged in: $(figures)"
 		log "logged out: $(figures)"
 	fi
 	unload_target || fail "target teardown: $UNLOAD_ERR"

@@ -147,17 +147,18 @@ static int m_indirect_count(struct conn *c)
 }
 
 /*
- * READ(10) of 8 blocks through a table of 4 x 1024 bytes in the MR with 1
- * descriptor in the IU: the target must fetch the table.
+ * READ(10) of 8 blocks through a table of @n entries of 4096 / @n bytes in
+ * the MR with 1 descriptor in the IU: the target must fetch the table.
  */
-static uint32_t ext_iu(struct conn *c, uint8_t *iu)
+static uint32_t ext_iu(struct conn *c, uint8_t *iu, int n)
 {
-	uint32_t len = indirect_iu(c, iu, 1, 64, 4096, 1, 1024);
+	uint32_t each = 4096 / n;
+	uint32_t len = indirect_iu(c, iu, 1, 16 * n, 4096, 1, each);
 	int i;
 
-	for (i = 1; i < 4; i++)
+	for (i = 1; i < n; i++)
 		put_desc(c->data + T_OFF + 16 * i,
-			 va_of(c, R_OFF + i * 1024), c->data_mr->rkey, 1024);
+			 va_of(c, R_OFF + i * each), c->data_mr->rkey, each);
 	return len;
 }
 
@@ -174,26 +175,33 @@ static int m_indirect_ext(struct conn *c)
 	char b[160];
 	int ret;
 
-	len = ext_iu(c, iu);
+	/* 2 entries: their RDMA contexts fit in the command's inline ones */
+	len = ext_iu(c, iu, 2);
+	if (exec_iu(c, iu, len, &r))
+		return failctx("indirect: 1 inline of a 2-entry table");
+	if (r.status)
+		return failf("indirect: 1 inline of a 2-entry table in the MR: %s",
+			     rsp_str(&r, b, sizeof(b)));
+	len = ext_iu(c, iu, 4);
 	if (exec_iu(c, iu, len, &r))
 		return failctx("indirect: 1 inline of a 4-entry table");
 	if (r.status)
 		return failf("indirect: 1 inline of a 4-entry table in the MR: %s",
 			     rsp_str(&r, b, sizeof(b)));
-	note("1 inline of a 4-entry table: fetched, GOOD");
+	note("1 inline of a 2-entry and of a 4-entry table: fetched, GOOD");
 	put_be32(t + 16 * 3 + 12, 2048);
 	ret = expect_illegal_asc(c, iu, len, "external table of 5 KiB, total 4 KiB",
 				 0x0e, 0x03);
 	if (ret)
 		return ret;
-	len = ext_iu(c, iu);
+	len = ext_iu(c, iu, 4);
 	put_be32(t + 8, c->data_mr->rkey ^ 1);
 	ret = expect_illegal_asc(c, iu, len,
 				 "external table whose first entry is not the inline one",
 				 0x0e, 0x03);
 	if (ret)
 		return ret;
-	len = ext_iu(c, iu);
+	len = ext_iu(c, iu, 4);
 	put_be32(iu + SRP_CMD_LEN + 12, 16 * 1025);
 	return expect_illegal_asc(c, iu, len, "external table of 1025 entries",
 				  0x0e, 0x03);
@@ -991,7 +999,7 @@ static int case_ext_table_rkey(void)
 	ret = login_ok(&c, &l);
 	if (ret)
 		goto out;
-	len = ext_iu(&c, iu);
+	len = ext_iu(&c, iu, 4);
 	put_be32(iu + SRP_CMD_LEN + 8, c.data_mr->rkey ^ 0x00ffff00);
 	ret = expect_err_or_death(&c, iu, len,
 				  "READ through a table behind a wrong rkey");
