@@ -173,21 +173,17 @@ static int m_indirect_ext(struct conn *c)
 	uint32_t len;
 	struct rsp r;
 	char b[160];
-	int ret;
+	int ret, n;
 
-	/* 2 entries: their RDMA contexts fit in the command's inline ones */
-	len = ext_iu(c, iu, 2);
-	if (exec_iu(c, iu, len, &r))
-		return failctx("indirect: 1 inline of a 2-entry table");
-	if (r.status)
-		return failf("indirect: 1 inline of a 2-entry table in the MR: %s",
-			     rsp_str(&r, b, sizeof(b)));
-	len = ext_iu(c, iu, 4);
-	if (exec_iu(c, iu, len, &r))
-		return failctx("indirect: 1 inline of a 4-entry table");
-	if (r.status)
-		return failf("indirect: 1 inline of a 4-entry table in the MR: %s",
-			     rsp_str(&r, b, sizeof(b)));
+	/* 2 entries: the data fits the command's inline RDMA contexts */
+	for (n = 2; n <= 4; n += 2) {
+		len = ext_iu(c, iu, n);
+		if (exec_iu(c, iu, len, &r))
+			return failctx("indirect: 1 inline of a %d-entry table", n);
+		if (r.status)
+			return failf("indirect: 1 inline of a %d-entry table in the MR: %s",
+				     n, rsp_str(&r, b, sizeof(b)));
+	}
 	note("1 inline of a 2-entry and of a 4-entry table: fetched, GOOD");
 	put_be32(t + 16 * 3 + 12, 2048);
 	ret = expect_illegal_asc(c, iu, len, "external table of 5 KiB, total 4 KiB",
