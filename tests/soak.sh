@@ -69,7 +69,8 @@ RIG_FUZZ_LUN=1 fault_rig_setup
 trap '[ $? = 0 ] || ERRORS=1; klog_save; summary' EXIT
 mapfile -t faults < <(tr , '\n' <<<"$FAULTS")
 end=$(awk -v t="$T_START" -v h="$HOURS" 'BEGIN { printf "%d", t + h * 3600 }')
-while [ "$(date +%s)" -lt "$end" ]; do
+# At least one round: the rig's setup may take longer than a short HOURS.
+while [ "$ROUNDS" = 0 ] || [ "$(date +%s)" -lt "$end" ]; do
 	ROUNDS=$((ROUNDS + 1))
 	fuzz_round $ROUNDS
 	run_fault "${faults[(ROUNDS - 1) % ${#faults[@]}]}" $ROUNDS
