@@ -666,9 +666,9 @@ klog_start() {
 	trap klog_save EXIT
 }
 klog_count() { grep -c -- "$1" "$KLOG"; }
-klog_splats() {
-	grep -E 'WARNING:|BUG:|Oops|blocked for more than|general protection|KASAN|UBSAN|refcount_t|list_del corruption|list_add corruption|Kernel panic|soft lockup|hard LOCKUP|RCU stall|rcu_sched self-detected|stack-protector|stack guard page' "$KLOG"
-}
+# shellcheck source=tools/kernel-reports.sh
+. "$PROJECT/tools/kernel-reports.sh"
+klog_splats() { kernel_reports "$KLOG"; }
 klog_save() { cp "$KLOG" "$RESULTS/klog.txt" 2>/dev/null; }
 
 # all_released: every channel our target accepted (a "logged in to" line

@@ -201,8 +201,11 @@ run_guest() {
 	set -e
 }
 
-# What a kernel log must not show, and whether qemu ran into $TIMEOUT.
-bad='WARNING:|BUG:|Oops|ODEBUG:|still held|blocked for more than|general protection|KASAN|UBSAN|refcount_t|list_del corruption|list_add corruption|Kernel panic|soft lockup|hard LOCKUP|RCU stall|rcu_sched self-detected|stack-protector'
+# What a kernel log must not show (the one list, tools/kernel-reports.sh),
+# and whether qemu ran into $TIMEOUT.
+# shellcheck source=tools/kernel-reports.sh
+. "$TOP/tools/kernel-reports.sh"
+bad=$KERNEL_REPORTS
 timed_out() { [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; }
 
 # A guest that dies before tools/guest-init.sh starts the scenario (none
