@@ -48,8 +48,9 @@ mkdir -p "$(dirname "$log")"
 # Ours in place of what is there.
 rm -rf "${tree:?}/$DIR"
 mkdir -p "$tree/$DIR"
-mapfile -t srcs < <(cd "$TOP" && git ls-files '*.c' '*.h' ':!*/*')
-(cd "$TOP" && cp "${srcs[@]}" Makefile Kconfig "$tree/$DIR/")
+. "$TOP/tools/module-srcs.sh"
+mapfile -t srcs < <(module_files "$TOP")
+(cd "$TOP" && cp "${srcs[@]}" "$tree/$DIR/")
 grep -q 'ulp/srpt/Kconfig' "$tree/drivers/infiniband/Kconfig" ||
 	{ echo "intree: drivers/infiniband/Kconfig does not source $DIR/Kconfig" >&2; exit 1; }
 

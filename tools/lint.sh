@@ -7,8 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 # The module's sources only (top level): tests/unit and tools/ are user space.
-mapfile -t srcs < <(git ls-files -- "*.c" "*.h" Makefile Kconfig ":!*/*")
-mapfile -t csrcs < <(git ls-files -- "*.c" "*.h" ":!*/*")
+. tools/module-srcs.sh
+mapfile -t srcs < <(module_files .)
+mapfile -t csrcs < <(module_srcs .)
 rc=0
 
 kdirs=()
