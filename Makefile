@@ -40,24 +40,33 @@ cp -p $(KO_SRCS) $(2)/
 $(MAKE) -C $(1) M=$(CURDIR)/$(2) CONFIG_INFINIBAND_SRPT=m modules
 endef
 
-# The module for the 6.1 kernel, in build/ko/<release>/ (the tests pick it
-# for a 6.1 guest: tests/run.sh --kver 6.1).
+# The modules under test: build/ko/<release>/ib_srpt.ko, built from a copy
+# of the sources, for the 6.12 and the 6.1 kernel. tools/vm.sh ships only
+# that file into a guest of <release>, after checking that its sources are
+# the tree's (tests/run.sh builds them first; `make install` builds
+# elsewhere, in build/install/).
+KO612 = build/ko/$(patsubst linux-headers-%,%,$(notdir $(KDIR)))
 KO61 = build/ko/$(patsubst linux-headers-%,%,$(notdir $(KDIR61)))
+modules-6.12:
+	@test -n "$(KDIR)" || { echo "no 6.12 headers (tools/install-deps.sh)"; exit 1; }
+	$(call build_ko,$(KDIR),$(KO612))
+
 modules-6.1:
 	@test -n "$(KDIR61)" || { echo "no 6.1 headers (tools/install-deps.sh)"; exit 1; }
 	$(call build_ko,$(KDIR61),$(KO61))
 
 # make install [KERNEL=<release>]: ib_srpt.ko for that kernel (default: the
 # running one), built against /lib/modules/<release>/build in
-# build/ko/<release>/, into /lib/modules/<release>/updates/, then depmod:
+# build/install/<release>/ (not build/ko/: an installed build is never the
+# module under test), into /lib/modules/<release>/updates/, then depmod:
 # `modprobe ib_srpt` loads it instead of the distribution's module.
 # make uninstall [KERNEL=<release>] removes it again.
 KERNEL ?= $(shell uname -r)
 install:
 	@test -e /lib/modules/$(KERNEL)/build/include || \
 		{ echo "install: no headers in /lib/modules/$(KERNEL)/build (linux-headers-$(KERNEL))"; exit 1; }
-	$(call build_ko,/lib/modules/$(KERNEL)/build,build/ko/$(KERNEL))
-	install -D -m 644 build/ko/$(KERNEL)/ib_srpt.ko /lib/modules/$(KERNEL)/updates/ib_srpt.ko
+	$(call build_ko,/lib/modules/$(KERNEL)/build,build/install/$(KERNEL))
+	install -D -m 644 build/install/$(KERNEL)/ib_srpt.ko /lib/modules/$(KERNEL)/updates/ib_srpt.ko
 	depmod -a $(KERNEL)
 
 uninstall:
@@ -88,8 +97,7 @@ dkms-uninstall:
 # for it in build/ko/<release>/ and build/ibcm-test/<release>/.
 modules-debug:
 	@dbg=$$(bash tools/build-debug-kernel.sh) && rel=$$(cat $$dbg/release) && \
-	out=build/ko/$$rel && rm -rf $$out && mkdir -p $$out && \
-	cp $$(git ls-files '*.c' '*.h' | grep -v /) Makefile Kconfig $$out/ && \
+	out=build/ko/$$rel && mkdir -p $$out && cp -p $(KO_SRCS) $$out/ && \
 	$(MAKE) -C $$dbg/linux M=$(CURDIR)/$$out CONFIG_INFINIBAND_SRPT=m modules && \
 	KDIR=$$dbg/linux bash tools/ibcm-test/build.sh $$rel >/dev/null
 
@@ -111,7 +119,7 @@ REPEAT ?= 20
 CYCLES ?= 100
 FAULTS ?= all
 KVER ?= 6.12
-faults: deps $(if $(filter debug,$(KVER)),modules-debug,modules) $(if $(filter 6.1,$(KVER)),modules-6.1) tools
+faults: deps $(if $(filter debug,$(KVER)),modules-debug,modules-$(KVER)) tools
 	VM_HOST_CPU=1 VM_TIMEOUT=$$(( 600 + $(REPEAT) * ($(if $(filter debug,$(KVER)),1800,600) + 10 * $(CYCLES)) )) bash tools/vm.sh --kver $(KVER) \
 		tests/20-faults-under-io.sh REPEAT=$(REPEAT) CYCLES=$(CYCLES) FAULTS=$(FAULTS)
 
@@ -122,7 +130,7 @@ faults: deps $(if $(filter debug,$(KVER)),modules-debug,modules) $(if $(filter 6
 HOURS ?= 1
 SOAK_KVER ?= debug
 SOAK_VM_TIMEOUT = $(shell awk 'BEGIN { printf "%d", $(HOURS) * 3600 + 1800 }')
-soak: deps $(if $(filter debug,$(SOAK_KVER)),modules-debug,modules) tools
+soak: deps $(if $(filter debug,$(SOAK_KVER)),modules-debug,modules-6.12) tools
 	VM_TIMEOUT=$(SOAK_VM_TIMEOUT) bash tools/vm.sh --kver $(SOAK_KVER) tests/soak.sh \
 		HOURS=$(HOURS) SEED=$(SEED)
 
@@ -141,7 +149,7 @@ BASE ?=
 TRACE ?= 0
 GRAPH ?=
 GRAPH_DEPTH ?= 4
-bench: deps modules tools
+bench: deps modules-6.12 tools
 	bash tools/bench.sh ROUNDS=$(ROUNDS) RUNTIME=$(RUNTIME) TARGETS=$(TARGETS) \
 		WORKLOADS=$(WORKLOADS) CH_JOBS=$(CH_JOBS) BASE=$(BASE) TRACE=$(TRACE) \
 		GRAPH=$(GRAPH) GRAPH_DEPTH=$(GRAPH_DEPTH)
@@ -150,12 +158,19 @@ bench: deps modules tools
 lint:
 	bash tools/lint.sh
 
-check: deps modules unit tools intree
-	bash tests/run.sh
+# The default set on the Debian 6.12 kernel, then the core set (scenarios
+# marked "# core:") on Debian 12's 6.1 kernel; tests/run.sh builds the
+# modules under test (build/ko/<release>/) and the tools first.
+check: deps unit intree
+	bash tests/run.sh --check
+
+# Every scenario of check on the 6.1 kernel.
+check-6.1: deps
+	bash tests/run.sh --kver 6.1
 
 # The long stress scenarios, marked "# long:" (not part of check: with them
 # the default run would not fit CI's 90 minutes on a slow 2-core machine).
-check-long: deps modules tools
+check-long: deps
 	bash tests/run.sh --long
 
 # Ours as drivers/infiniband/ulp/srpt of Debian's linux-source-6.12 (unpacked
@@ -166,19 +181,19 @@ intree:
 
 # make install/uninstall and dkms inside a guest of each kernel
 # (tests/23-install.sh, not part of check: about 14 minutes a kernel).
-check-install: deps modules modules-6.1 tools
+check-install: deps
 	bash tests/run.sh 23-install
 	bash tests/run.sh --kver 6.1 23-install
 
 # Every scenario with the TPG's use_srq=1 (not part of check): channels
 # receive through their device's shared receive queue.
-check-srq: deps modules unit tools
+check-srq: deps unit
 	bash tests/run.sh --srq $(TESTS)
 
 # The same scenarios on soft-iWARP instead of soft-RoCE (not part of check):
 # siw.ko, which Debian's kernels lack, is built from Debian's linux-source
 # by tools/build-siw.sh (cached in build/siw/<release>/).
-check-siw: deps modules tools
+check-siw: deps
 	bash tools/build-siw.sh $(patsubst linux-headers-%,%,$(notdir $(KDIR)))
 	bash tests/run.sh --siw
 
@@ -192,7 +207,7 @@ SEED ?= 1
 IBCM_CASES ?= 300
 FUZZ_KVER ?= 6.12
 FUZZ_VM_TIMEOUT ?= $(shell echo $$(( (600 + $(CASES) / 10 + 2 * $(IBCM_CASES)) * $(if $(filter debug,$(FUZZ_KVER)),4,1) )))
-fuzz-long: deps $(if $(filter debug,$(FUZZ_KVER)),modules-debug,modules) tools
+fuzz-long: deps $(if $(filter debug,$(FUZZ_KVER)),modules-debug,modules-6.12) tools
 	VM_TIMEOUT=$(FUZZ_VM_TIMEOUT) bash tools/vm.sh --kver $(FUZZ_KVER) \
 		--logdir build/logs/fuzz-long-$(FUZZ_KVER)-seed$(SEED) tests/19-fuzz-under-io.sh \
 		CASES=$(CASES) SEED=$(SEED) IBCM_CASES=$(IBCM_CASES)
@@ -250,5 +265,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	rm -f build/srp-client build/srp-fuzz build/srp-discover
 
-.PHONY: all deps modules modules-6.1 modules-debug intree install uninstall dkms-install dkms-uninstall lint check check-long check-debug check-install check-siw check-srq faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
+.PHONY: all deps modules modules-6.12 modules-6.1 modules-debug intree install uninstall dkms-install dkms-uninstall lint check check-6.1 check-long check-debug check-install check-siw check-srq faults soak fuzz-long bench unit fuzz demo clean tools ibcm-test
 endif

@@ -1,11 +1,15 @@
 #!/bin/bash
 # Run the SRP target scenarios, one test VM each (tools/vm.sh).
 #
-#   tests/run.sh [--stock] [--siw] [--srq] [--kver 6.12|6.1] [--debug] [--long]
-#                [NAME...]
+#   tests/run.sh [--stock] [--siw] [--srq] [--kver 6.12|6.1] [--debug]
+#                [--long | --core | --check] [NAME...]
 #
-# NAME selects scenarios by substring (e.g. "03" or "xfs").  With --stock (or
-# STOCK=1) Debian's own ib_srpt is tested instead of ./ib_srpt.ko; scenarios
+# NAME selects scenarios by substring (e.g. "03" or "xfs").  The module under
+# test is build/ko/<release>/ib_srpt.ko, which run.sh builds first (make
+# modules-6.12 or modules-6.1, and make tools); each scenario prints its
+# file and srcversion and the srcversion of every ib_srpt the guest loaded.
+# With --stock (or
+# STOCK=1) Debian's own ib_srpt is tested instead of ours; scenarios
 # with a "# stock: skip <reason>" line are then reported as skipped (and
 # "# ours: skip <reason>" the other way round).  With --siw (or
 # TRANSPORT=siw) the guests use soft-iWARP instead of soft-RoCE (siw.ko from
@@ -19,7 +23,10 @@
 # default run (it would not fit CI's time on a slow machine): it runs when
 # NAME selects it, and --long (make check-long) runs all of them.  With
 # --srq (or USE_SRQ=1) the target port's TPG has use_srq=1: its channels
-# receive through the device's shared receive queue.
+# receive through the device's shared receive queue.  "# core: [NAME=VALUE
+# ...]" marks the core set that --core runs (long or not, with those
+# arguments): make check runs it on Debian 12's 6.1 kernel after the
+# default set on 6.12 (--check); make check-6.1 runs every scenario on 6.1.
 # Logs: build/logs/<name>[-stock][-siw][-<kver>|-debug][-srq]/.
 # Ends with "N passed, N failed[, N skipped]"; exit 1 if anything failed.
 set -uo pipefail
@@ -27,22 +34,26 @@ set -uo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STOCK=${STOCK:-0}
 TRANSPORT=${TRANSPORT:-rxe}
+KVER=6.12
 vmargs=()
 filters=()
-LONG=0
+LONG=0 CORE=0 CHECK=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) STOCK=1; shift ;;
 	--siw) TRANSPORT=siw; shift ;;
 	--srq) USE_SRQ=1; shift ;;
-	--kver) vmargs+=(--kver "$2"); shift 2 ;;
-	--debug) vmargs+=(--debug); DEBUG=1; shift ;;
+	--kver) KVER=$2; shift 2 ;;
+	--debug) KVER=debug; DEBUG=1; shift ;;
 	--long) LONG=1; shift ;;
-	-h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+	--core) CORE=1; shift ;;
+	--check) CHECK=1; shift ;;
+	-h|--help) sed -n '2,32p' "$0"; exit 0 ;;
 	*) filters+=("$1"); shift ;;
 	esac
 done
 [ "$STOCK" = 1 ] && vmargs+=(--stock)
+[ "$KVER" = debug ] && [ "${DEBUG:-0}" != 1 ] && DEBUG=1
 USE_SRQ=${USE_SRQ:-0}
 export STOCK TRANSPORT USE_SRQ
 # A scenario takes 0.5-2 min in the VM; a hung one is killed after this
@@ -57,22 +68,23 @@ vm_timeout() {
 	echo "${USER_TIMEOUT:-$t}"
 }
 
-if [ "$STOCK" != 1 ] && [ ! -f "$TOP/ib_srpt.ko" ]; then
-	echo "run.sh: $TOP/ib_srpt.ko not built (run make, or use --stock)" >&2
-fi
+# build KVER: what the guests of that kernel run: the raw initiators and
+# the IB CM test module (make tools), and unless --stock the module under
+# test, build/ko/<release>/ib_srpt.ko (make modules-6.12 / modules-6.1; the
+# debug kernel's by make modules-debug, which make check-debug runs).
+# tools/vm.sh refuses a module that is not the tree's build.
+build() {
+	local targets=(tools)
+	[ "$STOCK" != 1 ] && [ "${DEBUG:-0}" != 1 ] && targets+=("modules-$1")
+	echo "run.sh: make ${targets[*]}"
+	make -s -C "$TOP" "${targets[@]}" >/dev/null ||
+		{ echo "run.sh: make ${targets[*]} failed" >&2; exit 1; }
+}
 
-passed=0 failed=0 skipped=0
-results=()
-t_all=$(date +%s)
-for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
-	name=$(basename "$t" .sh)
-	if [ ${#filters[@]} -gt 0 ]; then
-		sel=
-		for f in "${filters[@]}"; do [[ $name == *"$f"* ]] && sel=1; done
-		[ -n "$sel" ] || continue
-	fi
+# skip_reason SCENARIO: why it does not run in this set, or nothing.
+skip_reason() {
+	local t=$1 why long
 	long=$(sed -n 's/^# long: *//p' "$t" | head -n1)
-	[ "$LONG" = 1 ] && [ -z "$long" ] && continue
 	if [ "$STOCK" = 1 ]; then
 		why=$(sed -n 's/^# stock: skip *//p' "$t" | head -n1)
 	else
@@ -86,6 +98,8 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 	elif [ -z "$why" ]; then
 		why=$(sed -n 's/^# debug: skip *//p' "$t" | head -n1)
 	fi
+	# The core set runs what "# core:" marks, long or not.
+	[ "$CORE" = 1 ] && { echo "$why"; return; }
 	# "# default: skip <reason>": only when named (a long one, with a
 	# make target of its own).
 	if [ -z "$why" ] && [ ${#filters[@]} -eq 0 ]; then
@@ -94,32 +108,84 @@ for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
 	if [ -z "$why" ] && [ -n "$long" ] && [ ${#filters[@]} -eq 0 ] && [ "$LONG" != 1 ]; then
 		why="long: $long; make check-long"
 	fi
-	if [ -n "$why" ]; then
-		echo "SKIP $name ($why)"
-		results+=("SKIP $name")
-		skipped=$((skipped + 1))
-		continue
+	echo "$why"
+}
+
+# selected SCENARIO: whether it is in this set at all.
+selected() {
+	local name f
+	name=$(basename "$1" .sh)
+	if [ ${#filters[@]} -gt 0 ]; then
+		for f in "${filters[@]}"; do [[ $name == *"$f"* ]] && return 0; done
+		return 1
 	fi
-	echo "=== $name"
+	[ "$CORE" = 1 ] && { grep -q '^# core:' "$1"; return; }
+	[ "$LONG" = 1 ] && { grep -q '^# long:' "$1"; return; }
+	return 0
+}
+
+# run_one SCENARIO: boot a guest for it, print and count the verdict.
+run_one() {
+	local t=$1 name tag out rc secs logdir why
+	local -a args=()
+	name=$(basename "$t" .sh)
+	tag=$name
+	[ "$KVER" = 6.12 ] || tag+=" ($KVER)"
+	why=$(skip_reason "$t")
+	if [ -n "$why" ]; then
+		echo "SKIP $tag ($why)"
+		results+=("SKIP $tag")
+		skipped=$((skipped + 1))
+		return
+	fi
+	# The core set passes the marker's NAME=VALUE words to the scenario.
+	[ "$CORE" = 1 ] && read -r -a args <<<"$(sed -n 's/^# core: *//p' "$t" | head -n1)"
+	echo "=== $tag${args[*]:+ ${args[*]}}"
+	local t0
 	t0=$(date +%s)
-	out=$(VM_TIMEOUT=$(vm_timeout "$t") "$TOP/tools/vm.sh" "${vmargs[@]}" "$t" 2>&1)
+	out=$(VM_TIMEOUT=$(vm_timeout "$t") "$TOP/tools/vm.sh" "${vmargs[@]}" --kver "$KVER" "$t" "${args[@]}" 2>&1)
 	rc=$?
 	secs=$(( $(date +%s) - t0 ))
 	logdir=$(echo "$out" | sed -n 's/.* logs in \(.*\)$/\1/p' | head -n1)
-	# The guest script's own verdict lines plus the harness' findings.
-	grep -hE '^(PASS|FAIL):' "$logdir/console.log" 2>/dev/null | sed 's/^/  /'
+	# The guest script's own verdict lines plus the harness' findings:
+	# which module was under test and which the guest loaded.
+	grep -hE '^(PASS|FAIL):|^guest: ib_srpt ' "$logdir/console.log" 2>/dev/null | sed 's/^/  /'
+	echo "$out" | grep -E '^vm.sh: (module under test|not the tree)' | sed 's/^vm.sh: /  /'
 	echo "$out" | grep -E 'splat|TIMEOUT|died|WARNING|BUG|Oops|blocked' | sed 's/^/  /'
 	if [ $rc = 0 ]; then
-		echo "PASS $name (${secs}s)"
-		results+=("PASS $name ${secs}s")
+		echo "PASS $tag (${secs}s)"
+		results+=("PASS $tag ${secs}s")
 		passed=$((passed + 1))
 	else
-		echo "FAIL $name (rc=$rc, ${secs}s) - logs: $logdir"
+		echo "FAIL $tag (rc=$rc, ${secs}s) - logs: $logdir"
+		[ -n "$logdir" ] || echo "$out" | tail -n 5 | sed "s/^/  | /"
 		grep -Ev '^\[ *[0-9]+\.[0-9]+\]' "$logdir/console.log" 2>/dev/null | tail -n 25 | sed 's/^/  | /'
-		results+=("FAIL $name ${secs}s")
+		results+=("FAIL $tag ${secs}s")
 		failed=$((failed + 1))
 	fi
-done
+}
+
+# run_set KVER CORE: the selected scenarios on that kernel.
+run_set() {
+	local t
+	KVER=$1 CORE=$2
+	build "$KVER"
+	for t in "$TOP"/tests/[0-9][0-9]-*.sh; do
+		selected "$t" && run_one "$t"
+	done
+}
+
+passed=0 failed=0 skipped=0
+results=()
+t_all=$(date +%s)
+if [ "$CHECK" = 1 ]; then
+	# make check: the default set on 6.12, then the core set on 6.1
+	# (Debian 12's kernel).
+	run_set 6.12 0
+	run_set 6.1 1
+else
+	run_set "$KVER" "$CORE"
+fi
 echo "--- $( [ "$STOCK" = 1 ] && echo "stock ib_srpt" || echo "our ib_srpt") on $TRANSPORT$( [ "$USE_SRQ" = 1 ] && echo ", use_srq=1"), total $(( $(date +%s) - t_all ))s"
 printf '%s\n' "${results[@]}"
 line="$passed passed, $failed failed"

@@ -45,6 +45,9 @@ if [[ ,$TARGETS, == *,base,* ]]; then
 	# Its own Makefile's modules target (the newest 6.12 headers).
 	make -s -C "$src" modules >/dev/null
 	BASE_KO=build/bench/base/ib_srpt.ko
+	# The guest loads it beside the module under test.
+	SRPT_SRCVERSION_ALSO=$(modinfo -F srcversion "$TOP/$BASE_KO")
+	export SRPT_SRCVERSION_ALSO
 fi
 ntgt=$(tr ',' '\n' <<<"$TARGETS" | wc -l)
 # 30 fio runs per target and round, each RUNTIME plus ~8 s (perf report

@@ -10,11 +10,11 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP"
 args=()
-stock=0
+stock=0 kver=6.12
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) stock=1; shift ;;
-	--kver) args+=(--kver "$2"); shift 2 ;;
+	--kver) kver=$2; args+=(--kver "$2"); shift 2 ;;
 	*) echo "usage: $0 [--stock] [--kver 6.12|6.1]" >&2; exit 2 ;;
 	esac
 done
@@ -23,8 +23,8 @@ echo "==== installing dependencies (tools/install-deps.sh)"
 bash tools/install-deps.sh
 
 if [ $stock = 0 ]; then
-	echo "==== building ib_srpt.ko"
-	make modules tools
+	echo "==== building ib_srpt.ko for the $kver guest (build/ko/<release>/)"
+	make "modules-$kver" tools
 fi
 [ $stock = 1 ] && args+=(--stock)
 

@@ -33,6 +33,8 @@ ln -sfn /proc/self/mounts /etc/mtab
 echo 1 >/proc/sys/kernel/printk_ratelimit 2>/dev/null
 
 SCRIPT=
+SRPT_SRCVERSION=none
+SRPT_SRCVERSION_ALSO=
 STOCK=0
 TRANSPORT=rxe
 USE_SRQ=0
@@ -42,7 +44,7 @@ GUEST_TIMEOUT=840
 ARGS=()
 # shellcheck disable=SC1091
 . "$RESULTS/job.env"
-export STOCK TRANSPORT USE_SRQ MODDIR
+export STOCK TRANSPORT USE_SRQ MODDIR SRPT_SRCVERSION
 # A kernel that is not installed on the host (the debug kernel) brings its
 # module tree along; the overlay makes the link writable for our modules.
 if [ -n "$KMODROOT" ] && [ ! -e "/lib/modules/$(uname -r)" ]; then
@@ -57,6 +59,31 @@ echo "guest: kernel $(uname -r), running $SCRIPT ${ARGS[*]} (stock=$STOCK, trans
 # In the kernel log too: tools/vm.sh tells reports of the boot from the
 # scenario's by it.
 echo "ib_srpt-test: scenario $SCRIPT starts" >/dev/kmsg
+# Which ib_srpt builds the scenario loads, however it loads them (modprobe,
+# insmod, targetctl restore, dkms): /sys/module/ib_srpt/srcversion, polled
+# every 0.2 s with builtins only (under fio a fork costs ~0.3 s here), one
+# line a load; Debian's module has no srcversion ("none").  A module loaded
+# and unloaded again within 0.2 s goes unseen.
+LOADED=/run/ib_srpt-loaded
+srpt_watch() {
+	local v last='' fd
+	exec {fd}<> <(:)
+	while :; do
+		v=
+		if [ -d /sys/module/ib_srpt ]; then
+			read -r v </sys/module/ib_srpt/srcversion 2>/dev/null || v=none
+		fi
+		if [ "$v" != "$last" ]; then
+			[ -n "$v" ] && echo "$v" >>$LOADED
+			last=$v
+		fi
+		read -r -t 0.2 -u "$fd" _
+	done
+}
+: >$LOADED
+srpt_watch &
+watch_pid=$!
+
 cd /tmp || exit 1
 start=$(date +%s)
 bash "$PROJECT/$SCRIPT" "${ARGS[@]}" </dev/null &
@@ -83,6 +110,20 @@ else
 	rc=$?
 fi
 echo "guest: $SCRIPT finished rc=$rc after $(( $(date +%s) - start ))s"
+kill $watch_pid 2>/dev/null
+
+# Every ib_srpt the scenario loaded is the module under test (tools/vm.sh:
+# SRPT_SRCVERSION; none = Debian's), or one it names in
+# SRPT_SRCVERSION_ALSO (make bench BASE=); else the run fails.
+while read -r n v; do
+	case " $SRPT_SRCVERSION none $SRPT_SRCVERSION_ALSO " in
+	*" $v "*) echo "guest: ib_srpt loaded ${n}x: srcversion $v$([ "$v" = "$SRPT_SRCVERSION" ] && echo " (the module under test)")" ;;
+	*)
+		echo "guest: ib_srpt loaded ${n}x: srcversion $v, NOT the module under test ($SRPT_SRCVERSION)"
+		[ "$rc" = 0 ] && rc=3 ;;
+	esac
+done < <(sort $LOADED | uniq -c)
+[ -s $LOADED ] || echo "guest: ib_srpt not loaded"
 
 if [ -w $KMEMLEAK ]; then
 	# Objects younger than 5 s are not reported; two scans settle it.

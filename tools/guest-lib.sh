@@ -268,8 +268,12 @@ load_target() {
 		[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$(uname -r)" ] ||
 			fail "$ko is built for another kernel than $(uname -r) (make modules-6.1?)"
 		install_modules
-		log "using our ib_srpt: $(modinfo -F filename ib_srpt)"
 		modprobe ib_srpt || fail "modprobe ib_srpt"
+		local sv
+		read -r sv </sys/module/ib_srpt/srcversion
+		[ "$sv" = "${SRPT_SRCVERSION:-$sv}" ] ||
+			fail "the loaded ib_srpt (srcversion $sv) is not the module under test ($SRPT_SRCVERSION)"
+		log "using our ib_srpt: $(modinfo -F filename ib_srpt), srcversion $sv"
 	fi
 	pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork ||
 		fail "dbus-daemon"

@@ -22,9 +22,13 @@
 # Environment: STOCK=1 (same as --stock), TRANSPORT=rxe|siw (--siw), KVER,
 # USE_SRQ=1 (guest-lib's load_target sets the TPG's use_srq=1),
 # VM_TIMEOUT, VM_MEM (2G; 3G with --debug), VM_SMP (2), VM_VERBOSE=1 (echo the guest console
-# live), SRPT_KO=<path> (test that build of ib_srpt.ko instead, e.g. one
-# without a fix, to see a scenario fail), VM_HOST_CPU=1 (the vCPU threads'
-# host CPU time in the results share's host-vcpu.txt: tools/host-vcpu.py).
+# live), SRPT_KO=<path> (test that build of ib_srpt.ko instead of the
+# module under test, build/ko/<release>/ib_srpt.ko, e.g. one without a
+# fix, to see a scenario fail), SRPT_SRCVERSION_ALSO="<srcversion>..."
+# (other builds the scenario may load: make bench BASE=), VM_HOST_CPU=1
+# (the vCPU threads' host CPU time in the results share's host-vcpu.txt:
+# tools/host-vcpu.py).  The module under test's file and srcversion are
+# printed; the guest fails the run when it loads another build.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -92,24 +96,67 @@ LOGDIR=$(realpath "$LOGDIR")
 INITRD=$("$TOP/tools/mkinitramfs.sh" "$KREL")
 
 # Our modules with their depmod index, for the guest to copy into
-# /lib/modules (guest-lib.sh install_modules): ib_srpt.ko - the build for
-# this very kernel (make modules-6.1 puts one under build/ko/<release>/),
-# else the tree's - unless STOCK=1, and siw.ko for TRANSPORT=siw.  Each set
-# has its own directory (build/modules/<release>[-stock][-siw]), so that a
-# run preparing one set does not rewrite the index a guest of another run
-# is reading.
+# /lib/modules (guest-lib.sh install_modules): ib_srpt.ko unless STOCK=1,
+# and siw.ko for TRANSPORT=siw.  Each set has its own directory
+# (build/modules/<release>[-stock][-siw]), so that a run preparing one set
+# does not rewrite the index a guest of another run is reading.
+#
+# The module under test is build/ko/<release>/ib_srpt.ko (make
+# modules-6.12, modules-6.1 or modules-debug; tests/run.sh builds it), and
+# only if it is the tree's build: the copy of the sources it was built from
+# is the tree's, and it is newer than that copy (a failed build leaves the
+# old .ko behind).  SRPT_KO=<path> names another build on purpose.
+# SRPT_SRCVERSION goes to the guest, which checks every ib_srpt loaded
+# against it (tools/guest-init.sh).
 mods=()
 MODDIR=build/modules/$KREL
+SRPT_FILE=none SRPT_SRCVERSION=none
+# ko_stale KO: why KO is not the build of the tree's sources, or nothing.
+ko_stale() {
+	local ko=$1 dir f want got
+	dir=$(dirname "$ko")
+	[ -f "$ko" ] || { echo "$ko does not exist"; return; }
+	# shellcheck source=tools/module-srcs.sh
+	. "$TOP/tools/module-srcs.sh"
+	for f in $(module_files "$TOP"); do
+		cmp -s "$TOP/$f" "$dir/$f" || { echo "$dir/$f is not the tree's $f"; return; }
+	done
+	# kbuild rebuilds the module after any change of a C source or
+	# header (not of the Makefile alone).
+	for f in $(module_srcs "$TOP"); do
+		[ "$dir/$f" -nt "$ko" ] && { echo "$ko is older than its source $f (a failed build?)"; return; }
+	done
+	# The file is what modpost made of those sources: the srcversion
+	# (a digest of them) that it wrote into ib_srpt.mod.c, not another
+	# ib_srpt.ko put in its place.
+	want=$(sed -n 's/^MODULE_INFO(srcversion, "\(.*\)");$/\1/p' "$dir/ib_srpt.mod.c" 2>/dev/null)
+	got=$(modinfo -F srcversion "$ko")
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+		echo "$ko has srcversion '$got', the build of the tree's sources '$want'"
+	return 0
+}
 if [ "$STOCK" != 1 ]; then
-	ko=${SRPT_KO:-$TOP/build/ko/$KREL/ib_srpt.ko}
-	[ -f "$ko" ] || [ "$KVER" = debug ] || ko=$TOP/ib_srpt.ko
-	[ -f "$ko" ] || [ "$KVER" != debug ] ||
-		{ echo "vm.sh: no $ko (make modules-debug)" >&2; exit 2; }
+	if [ -n "${SRPT_KO:-}" ]; then
+		ko=$(realpath -e "$SRPT_KO") || { echo "vm.sh: SRPT_KO=$SRPT_KO does not exist" >&2; exit 2; }
+	else
+		ko=$TOP/build/ko/$KREL/ib_srpt.ko
+		why=$(ko_stale "$ko")
+		if [ -n "$why" ]; then
+			echo "vm.sh: not the tree's module: $why" >&2
+			echo "vm.sh: build it with make modules-$KVER (tests/run.sh does)" >&2
+			exit 2
+		fi
+	fi
 	[ "${ko##*/}" = ib_srpt.ko ] ||
 		{ echo "vm.sh: $ko: the module file must be named ib_srpt.ko" >&2; exit 2; }
-	if [ -f "$ko" ]; then mods+=("$ko"); fi
+	[ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$KREL" ] ||
+		{ echo "vm.sh: $ko is not built for $KREL" >&2; exit 2; }
+	mods+=("$ko")
+	SRPT_FILE=${ko#"$TOP"/}
+	SRPT_SRCVERSION=$(modinfo -F srcversion "$ko")
 else
 	MODDIR+=-stock
+	SRPT_FILE=$(find "${MODSRC:-/lib/modules/$KREL}/kernel/drivers/infiniband/ulp/srpt" -name 'ib_srpt.ko*' | head -n1)
 fi
 if [ "$TRANSPORT" = siw ] && [ -z "$MODSRC" ]; then
 	siw=$("$TOP/tools/build-siw.sh" "$KREL") ||
@@ -130,6 +177,8 @@ fi
 	printf 'USE_SRQ=%q\n' "${USE_SRQ:-0}"
 	printf 'MODDIR=%q\n' "$MODDIR"
 	printf 'KMODROOT=%q\n' "$MODSRC"
+	printf 'SRPT_SRCVERSION=%q\n' "$SRPT_SRCVERSION"
+	printf 'SRPT_SRCVERSION_ALSO=%q\n' "${SRPT_SRCVERSION_ALSO:-}"
 	# The guest gives up a bit before the host kills it, so that it can
 	# still dump the blocked tasks and dmesg.
 	printf 'GUEST_TIMEOUT=%q\n' "$(( TIMEOUT > 120 ? TIMEOUT - 60 : TIMEOUT * 3 / 4 ))"
@@ -158,6 +207,7 @@ qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
       -name ib_srpt-guest,debug-threads=on)	# vCPU threads "CPU n/TCG": tools/host-vcpu.py
 
 echo "vm.sh: $SCRIPT_REL (kernel $KREL, stock=$STOCK, $TRANSPORT) logs in $LOGDIR" >&2
+echo "vm.sh: module under test: $SRPT_FILE srcversion $SRPT_SRCVERSION" >&2
 start=$(date +%s)
 # run_guest: one boot of the guest; sets qrc to qemu's exit code.
 run_guest() {
