@@ -17,6 +17,7 @@
 #    page-aligned buffers without --sync=1, 512-byte-aligned buffers (several
 #    pages per small write) with it.
 # Every block read back must match, and every fio job must have verified.
+# core:
 . "$PROJECT/tools/guest-lib.sh"
 
 KINDS=(ramdisk fileio block)

@@ -19,6 +19,7 @@
 #     (xxxx:xxxx:xxxx:xxxx), ACLs by initiator GUID, IPv4 and fully
 #     expanded IPv6 - logs ib_srp in and does verified I/O.
 # With --stock both phases run the in-kernel module (the reference).
+# core:
 . "$PROJECT/tools/guest-lib.sh"
 
 setup_transport

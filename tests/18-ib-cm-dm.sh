@@ -29,6 +29,7 @@
 #     an IB CM channel, and after rdma link add the initiator logs in
 #     again and reads its data back, with no admin action.
 # siw: skip iWARP has neither the IB CM nor MADs (logins there are RDMA/CM only)
+# core:
 . "$PROJECT/tools/guest-lib.sh"
 
 standard_setup disk-ram:16M:ramdisk disk-file:16M:fileio disk-blk:16M:block

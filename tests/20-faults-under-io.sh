@@ -63,6 +63,7 @@
 # timeout: 1200 (about 10 minutes on an idle machine)
 # long: nine faults under I/O, 5-13 minutes (make faults repeats them)
 # stock: skip the kill and rmmod faults count on our module's log lines and resources file
+# core: REPEAT=1 FAULTS=tpg
 
 . "$PROJECT/tools/guest-lib.sh"
 . "$PROJECT/tools/fault-lib.sh"
