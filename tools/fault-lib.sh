@@ -49,16 +49,6 @@ make_acls() {
 		make_acl "$id"
 	done
 }
-# make_dm_lun NAME SIZE: LUN on iblock over a dm-linear device over null_blk.
-make_dm_lun() {
-	local dev
-	dev=$(make_nullb "$2" 16) || exit 1
-	DM_SECTORS=$(blockdev --getsz "$dev")
-	DM_TABLE="0 $DM_SECTORS linear $dev 0"
-	dmsetup create "$1" --table "$DM_TABLE" || fail "dmsetup create $1"
-	targetcli_q /backstores/block create "$1" "/dev/mapper/$1" || fail "block create $1"
-	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/block/$1" || fail "lun create $1"
-}
 # The admin's configfs steps (targetcli takes half a minute per command
 # while fio keeps both CPUs of the guest busy): ACLs are named 0x<ID32>
 # as rtslib names them; a mapped LUN is lun_N with a link to the TPG's LUN.
@@ -79,7 +69,7 @@ acl_del() {
 	done
 	rmdir "$(acl_dir "$1")"
 }
-dm_table() { dmsetup suspend "$DM" && dmsetup load "$DM" --table "$1" && dmsetup resume "$DM"; }
+dm_table() { dm_reload "$DM" "$1"; }
 
 # target_remove: what LIO needs before rmmod, keeping the backstores:
 # network portals (siw), the target port, the fabric directory.

@@ -398,6 +398,29 @@ lun_cmds() {
 	echo "/srpt/$TGT_WWN/luns create /backstores/$type/$name"
 }
 
+# make_dm_lun NAME SIZE: LUN on iblock over the dm-linear device
+# /dev/mapper/NAME over a null_blk disk of SIZE (with a 16 MiB write
+# cache), mapped as the next LUN: a volume an admin can grow, shrink or
+# fail (dm_reload).  DM_TABLE: its table, DM_SECTORS: its size in
+# 512-byte sectors.  No udev in the guest: dmsetup makes the node itself.
+make_dm_lun() {
+	local dev
+	modprobe dm_mod || fail "modprobe dm_mod"
+	dev=$(make_nullb "$2" 16) || exit 1
+	DM_SECTORS=$(blockdev --getsz "$dev")
+	DM_TABLE="0 $DM_SECTORS linear $dev 0"
+	DM_DISABLE_UDEV=1 dmsetup create "$1" --table "$DM_TABLE" || fail "dmsetup create $1"
+	targetcli_q /backstores/block create "$1" "/dev/mapper/$1" || fail "block create $1"
+	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/block/$1" || fail "lun create $1"
+}
+# dm_reload NAME TABLE: the dm device NAME gets TABLE (suspend, load,
+# resume), as an admin resizes or replaces a volume in use.
+dm_reload() {
+	DM_DISABLE_UDEV=1 dmsetup suspend "$1" &&
+		DM_DISABLE_UDEV=1 dmsetup load "$1" --table "$2" &&
+		DM_DISABLE_UDEV=1 dmsetup resume "$1"
+}
+
 # shellcheck disable=SC2120  # scenarios pass an ID
 # make_acl [ID32]: allow an initiator port ID (default ib_srp's) to log in.
 make_acl() {
