@@ -730,8 +730,11 @@ host_share() {
 RES=/sys/kernel/debug/ib_srpt/resources
 resource() { awk -v k="$1" '$1 == k { print $2 }' "$RES"; }
 # resources_free: within 30 s every figure of the resources file is 0, as
-# it must be with nobody logged in.
-resources_free() { wait_for 30 sh -c "! grep -qv ' 0\$' $RES"; }
+# it must be with nobody logged in; false if the file cannot be read.
+resources_free() {
+	[ -r "$RES" ] || { log "cannot read $RES" >&2; return 1; }
+	wait_for 30 sh -c "! grep -qv ' 0\$' $RES"
+}
 # srpt_event NAME: how often the module took a rarer path since it was
 # loaded (debugfs ib_srpt/events, e.g. tables_fetched).
 srpt_event() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/ib_srpt/events; }
