@@ -17,8 +17,10 @@
 #     LUN (data moved by the target's RDMA READ/WRITE); logout (DREQ)
 #     releases the channel;
 #   - every refusal comes as an SRP_LOGIN_REJ in a consumer-defined CM
-#     REJ with the right reason: wrong target port ID, no ACL, REQ_IT_IU_LEN
-#     too large, wrong opcode; an unknown service ID gets a CM REJ;
+#     REJ with its exact reason: wrong target port ID and no ACL 0x00010003,
+#     REQ_IT_IU_LEN too large 0x00010002, wrong opcode (no SRP_LOGIN_REQ)
+#     0x00010000, TPG disabled 0x00010003; an unknown service ID gets a CM
+#     REJ;
 #   - a login whose RTU never comes leaves no channel behind; an IU sent
 #     before the RTU is answered once the channel is live;
 #   - one I_T nexus with an IB CM and an RDMA/CM (ib_srp) channel: ib_srp's
@@ -104,13 +106,14 @@ wait_for 10 sh -c "dmesg | grep -q '0x$INI_PORT_ID: channel released'" ||
 	fail "the target did not release the IB CM channel after the DREQ"
 
 # --- refusals
-expect "^LOGIN_REJ reason=0x00010003" "login dev=$HCA0 dgid=$DGID service_id=$SG id_ext=1234 ioc_guid=$SG initiator_id=$INI_PORT_ID"
+expect "^LOGIN_REJ reason=0x00010003 " "login dev=$HCA0 dgid=$DGID service_id=$SG id_ext=1234 ioc_guid=$SG initiator_id=$INI_PORT_ID"
 expect "^CLOSED" close
-expect "^LOGIN_REJ reason=0x00010003" "$LOGIN initiator_id=00000000000000000000000000000099"
+expect "^LOGIN_REJ reason=0x00010003 " "$LOGIN initiator_id=00000000000000000000000000000099"
 expect "^CLOSED" close
-expect "^LOGIN_REJ reason=0x00010002" "$LOGIN initiator_id=$INI_PORT_ID it_iu_len=1048576"
+expect "^LOGIN_REJ reason=0x00010002 " "$LOGIN initiator_id=$INI_PORT_ID it_iu_len=1048576"
 expect "^CLOSED" close
-expect "^LOGIN_REJ reason=0x0001000" "$LOGIN initiator_id=$INI_PORT_ID opcode=5"
+# Not an SRP_LOGIN_REQ: no reason of its own, the generic one.
+expect "^LOGIN_REJ reason=0x00010000 " "$LOGIN initiator_id=$INI_PORT_ID opcode=5"
 expect "^CLOSED" close
 expect "^CM_REJ" "login dev=$HCA0 dgid=$DGID service_id=1234 id_ext=$SG ioc_guid=$SG initiator_id=$INI_PORT_ID"
 expect "^CLOSED" close
@@ -157,7 +160,7 @@ echo 0 >"$TPG_DIR/enable" || fail "TPG disable"
 expect "^DISCONNECTED by target" wait_disconnect timeout=10
 expect "^STATE .* t_logout=1 t_logout_reason=0x0 " state
 expect "^CLOSED" close
-expect "^LOGIN_REJ" "$LOGIN initiator_id=$INI_PORT_ID"
+expect "^LOGIN_REJ reason=0x00010003 " "$LOGIN initiator_id=$INI_PORT_ID"
 expect "^CLOSED" close
 echo 1 >"$TPG_DIR/enable" || fail "TPG enable"
 expect "^LOGIN_RSP" "$LOGIN initiator_id=$INI_PORT_ID"

@@ -161,10 +161,9 @@ fio_verify final --name=final --filename="${disks[0]}:${disks[2]}" --verify=crc3
 srp_logout || fail "ib_srp logout"
 # Nobody is logged in now: the target holds nothing, and no figure went
 # below 0 (the soak found table_bytes at -22976 after indirect tables).
-if [ -r "$RES" ]; then
-	resources_free || fail "resources held with nobody logged in: $(tr '\n' ' ' <"$RES")"
-	log "logged out, $(srpt_event tables_fetched) indirect tables fetched: every resources figure 0"
-fi
+[ -r "$RES" ] || fail "cannot read $RES: the resources left after logout go unchecked"
+resources_free || fail "resources held with nobody logged in: $(tr '\n' ' ' <"$RES")"
+log "logged out, $(srpt_event tables_fetched) indirect tables fetched: every resources figure 0"
 splats=$(klog_splats)
 [ -z "$splats" ] || { echo "$splats" | head -n 20; fail "kernel splats during the fuzzing"; }
 pass "$summary; IB CM $IBCM_CASES logins; $rounds fio rounds verified"

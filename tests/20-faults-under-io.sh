@@ -59,7 +59,8 @@
 # /sys/kernel/debug/ib_srpt/resources (channels, sessions, buffers) the
 # same, with ib_srp logged in again the same way.  One "FAULT" line per
 # fault with its timing and these figures.  At the end, with ib_srp logged
-# out, every resource figure is 0.
+# out, every resource figure is 0.  A resources file that cannot be read
+# fails the run (it would leave these checks blind).
 # timeout: 1200 (about 10 minutes on an idle machine)
 # long: nine faults under I/O, 5-13 minutes (make faults repeats them)
 # stock: skip the kill and rmmod faults count on our module's log lines and resources file

@@ -13,7 +13,9 @@
 # ACL and the attribute; ib_srp logs in over the RDMA/CM on that port and
 # with that service GUID, the IB CM test initiator logs in over the IB CM,
 # and the data written before the reboot reads back on both LUNs, through
-# both CMs.
+# both CMs: ib_srp's 4 MiB compared with what it wrote (md5 of the data
+# sent, which also read back so before the reboot), the IB CM
+# initiator's pattern verified by it.
 # stock: skip rdma_cm_port is no module parameter of the in-kernel module
 # siw: skip the IB CM (iWARP has none)
 . "$PROJECT/tools/guest-lib.sh"
@@ -40,7 +42,7 @@ rdma_devices_up() {
 	[ "$(gid_hex "/sys/class/infiniband/$HCA0/ports/1/gids/0")" = "$TGT_GID" ] ||
 		fail "$HCA0 came back with another GID"
 }
-# disk_md5 DEV: checksum of the first 4 MiB.
+# disk_md5 DEV: checksum of the first 4 MiB (what ib_srp wrote).
 disk_md5() { dd if="$1" bs=64k count=$MiB4 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1; }
 
 setup_transport
@@ -83,9 +85,11 @@ out=$(srp_login) || fail "ib_srp login before the reboot"
 mapfile -t disks <<<"$out"
 [ ${#disks[@]} -eq 3 ] || fail "expected 3 disks, got ${#disks[*]}"
 for i in 1 2; do
-	dd if=/dev/urandom of="${disks[i]}" bs=64k count=$MiB4 oflag=direct 2>/dev/null ||
+	dd if=/dev/urandom of=/tmp/data$i bs=64k count=$MiB4 status=none || fail "/tmp/data$i"
+	dd if=/tmp/data$i of="${disks[i]}" bs=64k count=$MiB4 oflag=direct status=none ||
 		fail "write ${disks[i]}"
-	sum[i]=$(disk_md5 "${disks[i]}")
+	sum[i]=$(md5sum </tmp/data$i | cut -d' ' -f1)
+	[ "$(disk_md5 "${disks[i]}")" = "${sum[i]}" ] || fail "${disks[i]}: read back before the reboot differs from what was written"
 done
 srp_logout || fail "logout"
 # The IB CM initiator writes a pattern behind that (LBA 16384, 1 MiB).
@@ -161,7 +165,8 @@ out=$(srp_login) || fail "ib_srp login after the reboot (port $PORT, id_ext $ID_
 mapfile -t disks <<<"$out"
 [ ${#disks[@]} -eq 3 ] || fail "expected 3 disks after the reboot, got ${#disks[*]}"
 for i in 1 2; do
-	[ "$(disk_md5 "${disks[i]}")" = "${sum[i]}" ] || fail "${disks[i]}: data written before the reboot differs"
+	[ "$(disk_md5 "${disks[i]}")" = "${sum[i]}" ] ||
+		fail "${disks[i]}: not the data written before the reboot"
 done
 srp_logout || fail "logout"
 

@@ -8,7 +8,8 @@
 #
 #   fault_rig_setup      target, LUNs, ACLs, ib_srp logged in (DISKS)
 #   run_fault NAME ROUND one fault under fio with every check after it
-#   figures              what the target holds (refcount + resources file)
+#   figures              what the target holds (refcount + resources file,
+#                        which must be readable: the rig fails without it)
 #   io_start / io_stop   fio on STRICT (verify) and LOOSE (load) LUNs
 # shellcheck disable=SC2317,SC2034  # faults are called by name, variables used by the scenarios
 . "$PROJECT/tools/ibcm-test/ibcm-lib.sh"
@@ -49,16 +50,6 @@ make_acls() {
 		make_acl "$id"
 	done
 }
-# make_dm_lun NAME SIZE: LUN on iblock over a dm-linear device over null_blk.
-make_dm_lun() {
-	local dev
-	dev=$(make_nullb "$2" 16) || exit 1
-	DM_SECTORS=$(blockdev --getsz "$dev")
-	DM_TABLE="0 $DM_SECTORS linear $dev 0"
-	dmsetup create "$1" --table "$DM_TABLE" || fail "dmsetup create $1"
-	targetcli_q /backstores/block create "$1" "/dev/mapper/$1" || fail "block create $1"
-	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/block/$1" || fail "lun create $1"
-}
 # The admin's configfs steps (targetcli takes half a minute per command
 # while fio keeps both CPUs of the guest busy): ACLs are named 0x<ID32>
 # as rtslib names them; a mapped LUN is lun_N with a link to the TPG's LUN.
@@ -79,7 +70,7 @@ acl_del() {
 	done
 	rmdir "$(acl_dir "$1")"
 }
-dm_table() { dmsetup suspend "$DM" && dmsetup load "$DM" --table "$1" && dmsetup resume "$DM"; }
+dm_table() { dm_reload "$DM" "$1"; }
 
 # target_remove: what LIO needs before rmmod, keeping the backstores:
 # network portals (siw), the target port, the fabric directory.
@@ -148,22 +139,17 @@ figures() {
 	local f skip=
 	[ "${USE_SRQ:-0}" = 1 ] && skip='^(cmd_slots|cmd_bytes|send_bytes)$'
 	f="refcnt=$(cat /sys/module/ib_srpt/refcnt 2>/dev/null)"
-	[ -r "$RES" ] && f+=" $(awk -v skip="$skip" 'skip == "" || $1 !~ skip { printf "%s=%s ", $1, $2 }' "$RES")"
+	f+=" $(awk -v skip="$skip" 'skip == "" || $1 !~ skip { printf "%s=%s ", $1, $2 }' "$RES")"
 	echo "${f% }"
 }
 figure() { figures | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-# target_channels: channels the target holds (without the resources file:
-# logins minus releases in the kernel log).
+# target_channels: channels the target holds (the resources file).
 target_channels() {
 	local k v
-	if [ -r "$RES" ]; then
-		# Builtins: the logins fault asks this twice a cycle.
-		while read -r k v; do
-			[ "$k" = channels ] && echo "$v"
-		done <"$RES"
-	else
-		klog_channels
-	fi
+	# Builtins: the logins fault asks this twice a cycle.
+	while read -r k v; do
+		[ "$k" = channels ] && echo "$v"
+	done <"$RES"
 }
 # klog_channels [ID32]: logins minus releases in the kernel log, of the
 # initiator port ID32 only if given.
@@ -771,6 +757,8 @@ fault_rig_setup() {
 	mkdir -p /etc/modprobe.d
 	echo "options ib_srpt srpt_service_guid=0x$ID_EXT" >/etc/modprobe.d/ib_srpt.conf
 	load_target f-ram:32M:ramdisk:wce f-file:32M:fileio:wce f-blk:32M:block:wce
+	# Every fault is judged by the resources file too (figures).
+	[ -r "$RES" ] || fail "cannot read $RES: the target's resources could not be checked"
 	make_dm_lun $DM 32M
 	if [ "${RIG_FUZZ_LUN:-0}" = 1 ]; then
 		# A LUN for the wire fuzzer (tests/soak.sh), not for fio.
@@ -803,10 +791,8 @@ run_faults() {
 # (every resource figure 0), the admin unloads it; no splat all along.
 fault_rig_teardown() {
 	srp_logout || fail "logout"
-	if [ -r "$RES" ]; then
-		resources_free || fail "resources held with nobody logged in: $(figures)"
-		log "logged out: $(figures)"
-	fi
+	resources_free || fail "resources held with nobody logged in: $(figures)"
+	log "logged out: $(figures)"
 	unload_target || fail "target teardown: $UNLOAD_ERR"
 	klog_save
 	[ -z "$(klog_splats)" ] || fail "kernel splat: $(klog_splats | head -n 3)"

@@ -402,6 +402,29 @@ lun_cmds() {
 	echo "/srpt/$TGT_WWN/luns create /backstores/$type/$name"
 }
 
+# make_dm_lun NAME SIZE: LUN on iblock over the dm-linear device
+# /dev/mapper/NAME over a null_blk disk of SIZE (with a 16 MiB write
+# cache), mapped as the next LUN: a volume an admin can grow, shrink or
+# fail (dm_reload).  DM_TABLE: its table, DM_SECTORS: its size in
+# 512-byte sectors.  No udev in the guest: dmsetup makes the node itself.
+make_dm_lun() {
+	local dev
+	modprobe dm_mod || fail "modprobe dm_mod"
+	dev=$(make_nullb "$2" 16) || exit 1
+	DM_SECTORS=$(blockdev --getsz "$dev")
+	DM_TABLE="0 $DM_SECTORS linear $dev 0"
+	DM_DISABLE_UDEV=1 dmsetup create "$1" --table "$DM_TABLE" || fail "dmsetup create $1"
+	targetcli_q /backstores/block create "$1" "/dev/mapper/$1" || fail "block create $1"
+	targetcli_q "/srpt/$TGT_WWN/luns" create "/backstores/block/$1" || fail "lun create $1"
+}
+# dm_reload NAME TABLE: the dm device NAME gets TABLE (suspend, load,
+# resume), as an admin resizes or replaces a volume in use.
+dm_reload() {
+	DM_DISABLE_UDEV=1 dmsetup suspend "$1" &&
+		DM_DISABLE_UDEV=1 dmsetup load "$1" --table "$2" &&
+		DM_DISABLE_UDEV=1 dmsetup resume "$1"
+}
+
 # shellcheck disable=SC2120  # scenarios pass an ID
 # make_acl [ID32]: allow an initiator port ID (default ib_srp's) to log in.
 make_acl() {
@@ -455,6 +478,68 @@ srp_add_target() {
 		[[ $ADD_TARGET_ERR == *'File exists'* ]] && ((++tries <= 40)) || return 1
 		sleep 0.5
 	done
+}
+
+# grown N CMD...: CMD prints a number above N.
+grown() {
+	local n=$1
+	shift
+	[ "$("$@")" -gt "$n" ]
+}
+
+# The SRP_LOGIN_REJ reasons by the names of the target's counters
+# (rejected_<name> in fabric_statistics/srpt_login_stats of the target port).
+declare -A REJ_CODE=([unable_establish_channel]=0x00010000
+	[insufficient_resources]=0x00010001 [it_iu_length_too_large]=0x00010002
+	[unable_associate_channel]=0x00010003 [unsupported_descriptor_fmt]=0x00010004
+	[multi_channel_unsupported]=0x00010005 [channel_limit_reached]=0x00010006)
+# ini_rejected CODE: ib_srp's kernel log lines of a login refused with CODE.
+ini_rejected() { dmesg | grep -c "ib_srp: SRP LOGIN REJECTED, reason $1\$"; }
+# tgt_refused ID32 CODE: the target's kernel log lines of a login of ID32
+# refused with CODE (printed as 0x1000N).
+tgt_refused() { dmesg | grep -cE "login from 0x$1 .*refused: .* \($(printf '%#x' "$2")\)"; }
+
+# expect_refused REASON ID32 WHY CMD...: CMD (an ib_srp login of initiator
+# port ID32: srp_login ...) fails because the target refused it with the
+# SRP_LOGIN_REJ reason REASON (a name of REJ_CODE): ib_srp logged "SRP
+# LOGIN REJECTED, reason <code>" once more; and with our module the target
+# port's counters rejected_REASON and rejected grew by one each,
+# last_rejected_initiator is 0xID32, and the kernel log has one more line
+# "login from 0xID32 at <addr> to <port> refused: <reason in words>
+# (0x1000N): <what it found>", what it found matching the extended regex
+# WHY ('' for anything).  The stock module has neither the counters nor that line: there
+# only ib_srp's logged reason is checked.
+expect_refused() {
+	local reason=$1 id=$2 why=${3:-.*} code ls n0 c0 t0 l0 line
+	shift 3
+	code=${REJ_CODE[$reason]}
+	[ -n "$code" ] || fail "expect_refused: no reason $reason"
+	ls=$(dirname "$TPG_DIR")/fabric_statistics/srpt_login_stats
+	n0=$(ini_rejected "$code")
+	if [ "$STOCK" != 1 ]; then
+		{ c0=$(cat "$ls/rejected_$reason") && t0=$(cat "$ls/rejected"); } ||
+			fail "cannot read the counters in $ls"
+		l0=$(tgt_refused "$id" "$code")
+	fi
+	if "$@" >/dev/null; then
+		fail "$*: the login was accepted, expected it refused with $code ($reason)"
+	fi
+	wait_for 10 grown "$n0" ini_rejected "$code" ||
+		fail "$*: ib_srp logged no 'SRP LOGIN REJECTED, reason $code', but: $(dmesg | grep 'ib_srp' | tail -n 2)"
+	if [ "$STOCK" = 1 ]; then
+		log "refused: ib_srp logged reason $code ($reason); the stock module has no counters or log line to check"
+		return 0
+	fi
+	wait_for 10 grown "$l0" tgt_refused "$id" "$code" ||
+		fail "$*: the target logged no refusal of 0x$id with $code: $(dmesg | grep ' refused: ' | tail -n 2)"
+	line=$(dmesg | grep -E "login from 0x$id .*refused: " | tail -n1)
+	[[ $line =~ \($(printf '%#x' "$code")\):\ ($why)$ ]] ||
+		fail "$*: the target's log line does not say /$why/: $line"
+	{ [ "$(cat "$ls/rejected_$reason")" = $((c0 + 1)) ] && [ "$(cat "$ls/rejected")" = $((t0 + 1)) ]; } ||
+		fail "$*: counters rejected_$reason $(cat "$ls/rejected_$reason") (was $c0), rejected $(cat "$ls/rejected") (was $t0)"
+	[ "$(cat "$ls/last_rejected_initiator")" = "0x$id" ] ||
+		fail "$*: last_rejected_initiator $(cat "$ls/last_rejected_initiator"), not 0x$id"
+	log "refused with $code ($reason): ${line#*] }"
 }
 
 # shellcheck disable=SC2120  # the options are optional
@@ -649,8 +734,11 @@ host_share() {
 RES=/sys/kernel/debug/ib_srpt/resources
 resource() { awk -v k="$1" '$1 == k { print $2 }' "$RES"; }
 # resources_free: within 30 s every figure of the resources file is 0, as
-# it must be with nobody logged in.
-resources_free() { wait_for 30 sh -c "! grep -qv ' 0\$' $RES"; }
+# it must be with nobody logged in; false if the file cannot be read.
+resources_free() {
+	[ -r "$RES" ] || { log "cannot read $RES" >&2; return 1; }
+	wait_for 30 sh -c "! grep -qv ' 0\$' $RES"
+}
 # srpt_event NAME: how often the module took a rarer path since it was
 # loaded (debugfs ib_srpt/events, e.g. tables_fetched).
 srpt_event() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/ib_srpt/events; }
