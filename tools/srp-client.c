@@ -12,7 +12,7 @@
  * Linux ib_srp initiator, and then runs the named test cases. Every case
  * opens its own channel, sends well-formed or malformed information units
  * and checks the target's answer against the SRP rules (see
- * /work/shared/SRP-PROTOCOL.md and Documentation/ib_srpt.rst). It prints one
+ * T10 SRP r16a, INCITS 365-2002, and Documentation/ib_srpt.rst). It prints one
  * "PASS case" or "FAIL case: why" line per case and exits with 1 if any case
  * failed (2 for usage errors).
  *

@@ -67,8 +67,21 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: srp-discover [-d DEV] [-p PORT] [-g SGID_INDEX] [--rdma-cm-port N] [-v] [DEST...]\n"
 		"       srp-discover [-d DEV] [-p PORT] [-g SGID_INDEX] --get|--set ATTR:MOD DEST\n"
+		"Asks the Device Management agent of each DEST for its SRP targets and prints\n"
+		"them with ib_srp add_target lines for the IB CM and the RDMA/CM.\n"
 		"DEST: a GID (32 hex digits or IPv6 notation) or an IP address;\n"
-		"default: the local port's GIDs and the netdev's IPv4 neighbours.\n");
+		"default: the local port's GIDs and the netdev's IPv4 neighbours.\n"
+		"  -d DEV             local RDMA device (default rxe0)\n"
+		"  -p PORT            its port (default 1)\n"
+		"  -g SGID_INDEX      source GID index (default 0)\n"
+		"  --rdma-cm-port N   the target's rdma_cm_port for the dest= lines\n"
+		"                     (default 5555; DM does not tell it)\n"
+		"  -v                 report queries that got no answer or a MAD status\n"
+		"  --get|--set ATTR:MOD  one DM Get or Set (zero data) to DEST; prints the\n"
+		"                     MAD status and the data in hex\n"
+		"Needs the ib_umad module and access to /dev/infiniband/umad* (root).\n"
+		"Exit status: 0 if an SRP target was found (--get/--set: an answer came),\n"
+		"1 if none, 2 on usage or setup errors.\n");
 }
 
 /*

@@ -5,7 +5,7 @@
  * closed it, as some cases require).
  *
  * Every case states the reactions it accepts, derived from the SRP rules
- * (/work/shared/SRP-PROTOCOL.md) and what Documentation/ib_srpt.rst
+ * (T10 SRP r16a, INCITS 365-2002) and what Documentation/ib_srpt.rst
  * promises (the same answers tools/srp-client.c checks one by one):
  *
  * - an SRP_CMD that breaks an SRP rule (IU shorter than 48 bytes or than

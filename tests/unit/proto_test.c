@@ -3,7 +3,7 @@
  * Scenario tests for the SRP wire-format layer (srpt_proto.c), compiled
  * unchanged in user space against tests/unit/shim. Requests are written
  * byte by byte at the offsets of the SRP specification (see
- * shared/SRP-PROTOCOL.md section 1), not through struct srp_*, so a wrong
+ * T10 SRP r16a, INCITS 365-2002), not through struct srp_*, so a wrong
  * structure layout is caught too. Every parser input is a heap copy of
  * exactly the bytes "received", so AddressSanitizer reports any read past
  * the length the parser was given.

@@ -6,7 +6,7 @@
  * 56-byte struct srp_login_req_rdma, like Linux ib_srp) and credit-aware
  * IU send/receive.
  *
- * Written from the SRP specification (/work/shared/SRP-PROTOCOL.md), not
+ * Written from the SRP specification (T10 SRP r16a, INCITS 365-2002), not
  * from the target's code: it must not include srpt_proto.h, so that the
  * tests do not check the target against itself.
  */
