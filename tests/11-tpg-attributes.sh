@@ -1,16 +1,22 @@
 #!/bin/bash
 # A storage admin tunes the target port group: srp_credits sets the credits
 # an initiator gets (ib_srp's req_lim) and every credit comes back once the
-# I/O is done, also when srp_sq_size keeps the send queue below one slot
-# per credit (responses then wait for send queue slots); srp_sq_size and
-# use_srq take every value the in-kernel module takes (srp_sq_size 4..65535,
-# use_srq 0 and 1; tests/30 uses the shared receive queue); out-of-range
-# values are refused; disabling the TPG logs
+# I/O is done, also when srp_sq_size keeps the send queue small (4: 64
+# work requests plus what rdma_rw and the device add, 254 on rxe, while
+# the default is one per credit) and srp_max_rdma_size 4096 makes each
+# page of a transfer a work request of its own: a 512 KiB command's data
+# then takes 128 of them, more than half the send queue, so while one
+# such transfer is posted the others wait for send queue room, and the
+# port's sq_waits counter (fabric_statistics/srpt_port_stats) must move;
+# srp_sq_size and use_srq take every value the in-kernel module takes
+# (srp_sq_size 4..65535, use_srq 0 and 1; tests/30 uses the shared receive
+# queue); out-of-range values are refused; disabling the TPG logs
 # initiators out and enabling it lets them reconnect; a target port can
 # also be named by its port GUID, and a name that is neither GID nor GUID is
 # refused.  The credit check runs verified fio writes (qd 64 x 3 > 100
-# credits > 64 send queue slots, without and with O_SYNC) on one LUN of each
-# backstore kind: ramdisk, fileio, block (iblock on a null_blk disk).
+# credits, without and with O_SYNC) on one LUN of each backstore kind:
+# ramdisk, fileio, block (iblock on a null_blk disk) - 4 KiB writes on
+# each, and beside them 512 KiB writes at qd 64 on the ramdisk LUN.
 # stock: skip Debian's ib_srpt grants 128 credits whatever srp_sq_size says and has no srp_credits (seen by running it)
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -47,6 +53,8 @@ accepts srp_max_rsp_size 1024
 accepts srp_max_rsp_size 256
 accepts srp_credits 100
 accepts srp_sq_size 4
+rdma0=$(cat "$attrib/srp_max_rdma_size")
+accepts srp_max_rdma_size 4096
 [ "$(cat "$attrib/srp_credits")" = 100 ] || fail "srp_credits is $(cat "$attrib/srp_credits"), not 100"
 
 out=$(srp_login "ch_count=2") || fail "login failed"
@@ -62,18 +70,31 @@ wait_for 10 req_lim_is 100 ||
 send_queue() { dmesg | grep -o 'logged in to .*send queue [0-9]*' | tail -n1 | grep -o '[0-9]*$'; }
 sq_small=$(send_queue)
 log "ib_srp req_lim after login: 100; send queue $sq_small (srp_sq_size=4)"
+# The port's count of transfers and responses that waited for send queue
+# room.
+waits=$(dirname "$TPG_DIR")/fabric_statistics/srpt_port_stats/sq_waits
+waits0=$(cat "$waits") || fail "no sq_waits counter"
+# 512 KiB writes reach the target whole.
+kb=$(cat "/sys/block/${disks[0]#/dev/}/queue/max_sectors_kb")
+[ "$kb" -ge 512 ] || fail "${disks[0]} takes only $kb KiB a command"
 for sync in 0 1; do
 	args=(--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=64
 	      --size=16M --verify=crc32c "--sync=$sync" --randrepeat=0)
 	for i in 0 1 2; do
 		args+=(--name="${KINDS[i]}" --filename="${disks[i]}")
 	done
+	# The other half of the ramdisk LUN, in commands of 512 KiB.
+	args+=(--name=ramdisk-512k --filename="${disks[0]}" --offset=16M --bs=512k)
 	fio_verify "credits-sync$sync" "${args[@]}" ||
 		fail "fio qd64 sync=$sync on ${KINDS[*]} LUNs ${disks[*]}: $FIO_BAD bad blocks ($(fio_bad_on "credits-sync$sync" "${disks[@]}" | xargs))"
 	wait_for 10 req_lim_is 100 ||
 		fail "only $(cat "/sys/class/scsi_host/$host/req_lim") of 100 credits came back after the I/O"
 	log "ib_srp req_lim after fio sync=$sync (queue depth above the credits): 100"
 done
+waits1=$(cat "$waits")
+[ "$waits1" -gt "$waits0" ] ||
+	fail "sq_waits is $waits1 after fio with 512 KiB commands over a send queue of $sq_small: nothing waited for send queue room"
+log "$((waits1 - waits0)) transfers and responses waited for send queue room (sq_waits)"
 srp_logout || fail "logout"
 
 # Disabling the TPG logs the initiator out; enabled again, it reconnects.
@@ -81,6 +102,7 @@ srp_logout || fail "logout"
 # device may round up - rxe to a power of two, less one.
 accepts srp_sq_size 4096
 accepts srp_credits 256
+accepts srp_max_rdma_size "$rdma0"
 out=$(srp_login) || fail "login for the disable check"
 [ "$(send_queue)" -gt "$sq_small" ] ||
 	fail "send queue $(send_queue) with the defaults, $sq_small with srp_sq_size=4 and 100 credits: srp_sq_size does not cap it"
@@ -115,4 +137,4 @@ for bad in bogus 0x1234 fe80:0000; do
 		fail "target port name '$bad' accepted"
 	fi
 done
-pass "srp_credits=100 gives 100 credits, all back after fio with srp_sq_size=4 (64-slot send queue); srp_sq_size 4..65535 and use_srq 0/1 taken; TPG disable/enable; bad values and names refused"
+pass "srp_credits=100 gives 100 credits, all back after fio with srp_sq_size=4 (send queue $sq_small) and srp_max_rdma_size=4096, where $((waits1 - waits0)) transfers and responses waited (sq_waits); srp_sq_size 4..65535 and use_srq 0/1 taken; TPG disable/enable; bad values and names refused"

@@ -9,7 +9,10 @@
 # (srp_sq_size 64 too: a send queue no bigger than the credits need) and
 # srp_max_rdma_size 64 KiB, so that a 1 MiB write needs 16
 # RDMA contexts and a 4 MiB one 64: the send queue (about 254 work
-# requests on rxe) holds 14 and 3 of them, the other writes wait.
+# requests on rxe) holds 14 and 3 of them, the other writes wait.  The
+# block LUN's null_blk takes 4 MiB requests (NULLB_MAX_SECTORS): with
+# null_blk's default LIO reports 124 KiB at most, ib_srp splits its
+# writes to that, and 64 of those (2 contexts each) fit without waiting.
 #
 # 1. A raw initiator (build/srp-client flood) keeps all credits busy with
 #    1 MiB writes, then (a) logs out with all of them outstanding, (b) the
@@ -27,8 +30,12 @@
 # bounded time, logins work after each, no splat, every channel is
 # released, the deepest kernel stack any ib_srpt function ran on stays
 # below STACK_MAX (ftrace's stack tracer), and at the end fio with 4 MiB
-# verified writes at iodepth 128 is clean.  The module counts no parked
-# commands; the log shows how many writes were outstanding at the logout.
+# verified writes at iodepth 128 is clean.  Each step makes writes wait:
+# the flood sends as many writes as it has credits at once, fio keeps them
+# all busy, and the send queue holds the transfers of 14 or 3 of them, so
+# the port's sq_waits counter (fabric_statistics/srpt_port_stats, not in
+# the in-kernel module) must grow in each; the log shows by how much, and
+# how many writes were outstanding at the logout.
 # long: write floods parked on a full send queue while the channel goes, 4-5 minutes on a slow machine
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -39,7 +46,7 @@ STACK_MAX=8192
 LOGIN_OPTS="queue_size=128,max_sect=8192,ch_count=1"
 CLIENT_ID=00000000000000010002c903c11e0005
 
-standard_setup big:128M:block acl:"$CLIENT_ID"
+NULLB_MAX_SECTORS=8192 standard_setup big:128M:block acl:"$CLIENT_ID"
 echo "$CREDITS" >"$TPG_DIR/attrib/srp_sq_size" || fail "cannot set srp_sq_size=$CREDITS"
 if [ "$STOCK" != 1 ]; then
 	echo "$CREDITS" >"$TPG_DIR/attrib/srp_credits" || fail "cannot set srp_credits=$CREDITS"
@@ -47,6 +54,19 @@ fi
 echo 65536 >"$TPG_DIR/attrib/srp_max_rdma_size" || fail "cannot set srp_max_rdma_size=65536"
 raw_client_setup
 klog_start
+
+# The transfers and responses that waited for send queue room, as the
+# target port counts them (0 for the in-kernel module, which has no such
+# counter); waited WHAT N0: they grew from N0.
+WAITS=$(dirname "$TPG_DIR")/fabric_statistics/srpt_port_stats/sq_waits
+sq_waits() { if [ "$STOCK" = 1 ]; then echo 0; else cat "$WAITS"; fi; }
+waited() {
+	local n
+	n=$(sq_waits)
+	[ "$STOCK" = 1 ] && return 0
+	[ "$n" -gt "$2" ] || fail "$1: sq_waits still $n: no write waited for the send queue"
+	log "$1: $((n - $2)) transfers and responses waited for send queue room (sq_waits)"
+}
 
 # ftrace's stack tracer, limited to ib_srpt's functions, keeps the deepest
 # kernel stack any of them ran on: a wait list drained by recursion shows
@@ -74,6 +94,7 @@ stack_check() {
 # --- 1. raw initiator floods, then the teardown
 # flood WHAT SECS: the raw initiator's flood in the background (FLOOD).
 flood() {
+	W0=$(sq_waits)
 	raw_client "$CLIENT_ID" --timeout 30 --rounds "$2" flood >/tmp/flood.out 2>&1 &
 	FLOOD=$!
 	sleep 2
@@ -84,6 +105,7 @@ flood_end() {
 	wait_gone $OP_MAX $FLOOD || fail "$1: the flood does not end"
 	wait $FLOOD || { cat /tmp/flood.out; fail "$1: flood: $(grep '^FAIL' /tmp/flood.out)"; }
 	log "$1: $(sed -n 's/.*\[flood\] //p' /tmp/flood.out)"
+	waited "$1" "$W0"
 }
 raw_login_ok() {
 	raw_client "$CLIENT_ID" --timeout 30 login-ok >/tmp/login-ok.out 2>&1 ||
@@ -123,6 +145,8 @@ login() {
 	LIM0=$(cat "/sys/class/scsi_host/$HOST/req_lim")
 	q=/sys/block/${DEV#/dev/}/queue
 	cat "$q/max_hw_sectors_kb" >"$q/max_sectors_kb"
+	[ "$(cat "$q/max_sectors_kb")" -ge 4096 ] ||
+		fail "$1: $DEV takes only $(cat "$q/max_sectors_kb") KiB a command, not 4 MiB"
 	for p in /sys/class/srp_remote_ports/port-*; do
 		echo 2 >"$p/reconnect_delay"
 	done
@@ -133,6 +157,7 @@ login() {
 # shellcheck disable=SC2317  # called through wait_for
 credits_out() { [ "$(cat "/sys/class/scsi_host/$HOST/req_lim")" -le 2 ]; }
 busy() {
+	W0=$(sq_waits)
 	fio --name=big --filename="$DEV" --ioengine=libaio --direct=1 \
 		--rw=write --bs=4M --iodepth=128 --size=128M --time_based \
 		--runtime=300 --continue_on_error=all --eta=never \
@@ -148,6 +173,7 @@ stop_fio() {
 	kill "$FIO" 2>/dev/null
 	wait_gone 60 $FIO || fail "$1: fio still stuck 60s after it was killed"
 	wait "$FIO"
+	waited "$1" "$W0"
 }
 
 # shellcheck disable=SC2317  # called through wait_for
@@ -202,9 +228,11 @@ else
 fi
 
 login "final check"
+W0=$(sq_waits)
 fio_verify final --name=final --filename="$DEV" --ioengine=libaio --direct=1 \
 	--rw=write --bs=4M --iodepth=128 --size=128M --verify=crc32c \
 	--randrepeat=0 || fail "4 MiB verified writes at iodepth 128: $FIO_BAD bad blocks"
+waited "final check" "$W0"
 srp_logout || fail "final logout"
 stack_check "final check"
 unload_target || fail "target teardown: $UNLOAD_ERR"

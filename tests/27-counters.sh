@@ -2,22 +2,32 @@
 # "Why was my login rejected, and what is the target doing?" - answered
 # without a debugger.  The target port's counters in configfs
 # (fabric_statistics/srpt_login_stats and srpt_port_stats) start at 0;
-# three refused logins (the raw initiator asks for a 1 MiB REQ_IT_IU_LEN;
-# an initiator without an ACL; a login while the TPG is disabled) are each
-# counted under their SRP_LOGIN_REJ reason, the last one's initiator,
-# address and reason in words are shown, and each left exactly one kernel
-# log line naming the initiator, the target port and the reason.  Then
-# ib_srp logs in: one live channel, the credits the target says the
-# initiator holds equal ib_srp's own req_lim when idle; a 1 MiB direct
-# write and read back move exactly 1 MiB each way (bytes_in / bytes_out of
-# the channel in debugfs ib_srpt/channels), a READ past the end counts one
-# error and no data, sg_reset -d one task management function; the port's
-# figures are its channel's plus those of the raw channels released
-# before, and keep them after the logout.  Then
-# the channel limits: ib_srp with ch_count=4 against
-# srp_max_channels_per_initiator=2 gets 2 channels (the third login is
-# refused: 0x00010006), ch_count=2 against 1 gets one (0x00010005), and
-# with srp_max_channels=1 a second initiator is refused (0x00010001).
+# five refused logins (the raw initiator asks for a 1 MiB REQ_IT_IU_LEN;
+# an initiator without an ACL; a login while the TPG is disabled; an IU
+# of 32 bytes, too small for any request; buffer format 0x0008) are each
+# counted under their SRP_LOGIN_REJ reason (every other rejected_* stays
+# as it was), the last one's initiator, address and reason in words are
+# shown, and each left exactly one kernel log line naming the initiator,
+# the target port and the reason.  Then ib_srp logs in: one live channel,
+# the credits the target says the initiator holds equal ib_srp's own
+# req_lim when idle; a 1 MiB direct write and read back move exactly 1 MiB
+# each way (bytes_in / bytes_out of the channel in debugfs
+# ib_srpt/channels), a READ past the end counts one error and no data,
+# sg_reset -d one task management function; the port's figures are its
+# channel's plus those of the raw channels released before, and keep them
+# after the logout.  Then the channel limits: ib_srp with ch_count=4
+# against srp_max_channels_per_initiator=2 gets 2 channels (the third
+# login is refused: 0x00010006), ch_count=2 against 1 gets one
+# (0x00010005), and with srp_max_channels=1 a second initiator is refused
+# (0x00010001).  Last, the raw initiator makes the port's counters move by
+# amounts the target's code fixes, and every other counter stay: an ABORT
+# TASK of a READ held in a slow LUN counts one abort and one TMF, no error
+# and no data; a 4 KiB WRITE from a wrong rkey one failed work request
+# (wr_errors) and one error; 8 WRITEs sent back to back, each needing
+# more than half of the send queue (srp_sq_size 4, srp_max_rdma_size
+# 4096), make at least 7 and at most 16 transfers and responses wait
+# (sq_waits), move exactly their bytes, and the port's figures equal the
+# released channels' plus the live one's while its channel is held.
 # stock: skip the in-kernel module has no such counters
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -48,6 +58,21 @@ refusal() {
 	log "$2: $(tail -n1 <<<"$lines" | sed 's/^\[[^]]*\] //')"
 }
 
+# rejects NAME=N...: the login counters rejected_NAME are N, every other
+# rejected_* 0, and rejected their sum.
+rejects() {
+	local f n a want sum=0
+	for f in "$LS"/rejected_*; do
+		n=${f##*/rejected_} want=0
+		for a in "$@"; do
+			[ "${a%%=*}" = "$n" ] && want=${a#*=}
+		done
+		is "$LS" "rejected_$n" "$want"
+		sum=$((sum + want))
+	done
+	is "$LS" rejected $sum
+}
+
 for f in "$LS"/accepted "$LS"/rejected* "$PS"/*; do
 	is "$(dirname "$f")" "$(basename "$f")" 0
 done
@@ -56,8 +81,7 @@ tport=$(basename "$PORT")
 
 # --- refused: the initiator asks for a larger IU than srp_max_req_size.
 raw_client "$INI_PORT_ID" login-iu-too-big >/tmp/rej.out 2>&1 || fail "login-iu-too-big: $(cat /tmp/rej.out)"
-is "$LS" rejected_it_iu_length_too_large 1
-is "$LS" rejected 1
+rejects it_iu_length_too_large=1
 is "$LS" accepted 1	# the client's valid login after the refusal
 is "$LS" last_rejected_initiator "0x$INI_PORT_ID"
 grep -qE '^192\.0\.2\.[0-9]+$' "$LS/last_rejected_address" || fail "last_rejected_address: $(cat "$LS/last_rejected_address")"
@@ -68,8 +92,7 @@ refusal 1 "IU too large" "login from 0x$INI_PORT_ID at [0-9.]+ to $tport refused
 # --- refused: an initiator without an ACL.
 stranger=00000000000000000000000000abcdef
 if raw_client "$stranger" login-ok >/tmp/rej.out 2>&1; then fail "a login without an ACL was accepted"; fi
-is "$LS" rejected_unable_associate_channel 1
-is "$LS" rejected 2
+rejects it_iu_length_too_large=1 unable_associate_channel=1
 is "$LS" last_rejected_initiator "0x$stranger"
 grep -q '^0x00010003 unable to associate the channel with the I_T nexus: no ACL for it$' "$LS/last_rejected_reason" ||
 	fail "last_rejected_reason: $(cat "$LS/last_rejected_reason")"
@@ -79,17 +102,38 @@ refusal 2 "no ACL" "login from 0x$stranger at [0-9.]+ to $tport refused: unable 
 echo 0 >"$TPG_DIR/enable"
 if raw_client "$INI_PORT_ID" login-ok >/tmp/rej.out 2>&1; then fail "a login to a disabled TPG was accepted"; fi
 echo 1 >"$TPG_DIR/enable"
-is "$LS" rejected_unable_associate_channel 2
-is "$LS" rejected 3
+rejects it_iu_length_too_large=1 unable_associate_channel=2
 grep -q ': its TPG is not enabled$' "$LS/last_rejected_reason" || fail "last_rejected_reason: $(cat "$LS/last_rejected_reason")"
 refusal 3 "TPG disabled" "login from 0x$INI_PORT_ID at [0-9.]+ to $tport refused: .*its TPG is not enabled"
+
+# --- refused: an IU of 32 bytes, too small for any request (SRP needs 64).
+raw_client "$INI_PORT_ID" login-iu-too-small >/tmp/rej.out 2>&1 || fail "login-iu-too-small: $(cat /tmp/rej.out)"
+rejects it_iu_length_too_large=1 unable_associate_channel=2 unable_establish_channel=1
+is "$LS" accepted 2	# the client's valid login after the refusal
+grep -q '^0x00010000 unable to establish the channel: it_iu_len 32, multichannel action 0$' "$LS/last_rejected_reason" ||
+	fail "last_rejected_reason: $(cat "$LS/last_rejected_reason")"
+refusal 4 "IU too small" "login from 0x$INI_PORT_ID at [0-9.]+ to $tport refused: unable to establish the channel \(0x10000\): it_iu_len 32,"
+
+# --- refused: a buffer format the target does not support (0x0008).
+raw_client "$INI_PORT_ID" login-bad-fmt >/tmp/rej.out 2>&1 || fail "login-bad-fmt: $(cat /tmp/rej.out)"
+rejects it_iu_length_too_large=1 unable_associate_channel=2 unable_establish_channel=1 unsupported_descriptor_fmt=1
+is "$LS" accepted 3
+grep -q '^0x00010004 requested buffer formats not supported: buf_fmt 0x8$' "$LS/last_rejected_reason" ||
+	fail "last_rejected_reason: $(cat "$LS/last_rejected_reason")"
+refusal 5 "buffer format" "login from 0x$INI_PORT_ID at [0-9.]+ to $tport refused: requested buffer formats not supported \(0x10004\): buf_fmt 0x8$"
 
 # --- ib_srp logs in.
 STATS="commands task_mgmt bytes_in bytes_out errors aborts sq_waits wr_errors"
 declare -A base
-for f in $STATS; do base[$f]=$(cat "$PS/$f"); done	# the raw client's channels
+# snap: the port's STATS now, in base[] (no channel live: the figures of
+# the channels released so far).
+snap() {
+	local f
+	for f in $STATS; do base[$f]=$(cat "$PS/$f"); done
+}
+snap	# the raw client's channels
 disk=$(srp_login) || fail "ib_srp login"
-is "$LS" accepted 2
+is "$LS" accepted 4
 is "$PS" channels_live 1
 [ "$(grep -c . "$CH")" = 1 ] || fail "debugfs channels: $(cat "$CH")"
 # field NAME: the value after NAME on the channel's line.
@@ -137,9 +181,15 @@ sg_reset -d "$disk" >/tmp/sg.out 2>&1 || fail "sg_reset -d: $(cat /tmp/sg.out)"
 wait_for 10 idle_credits || fail "credits after the reset: target $(field req_lim) of $(field credits), ib_srp $(cat "/sys/class/scsi_host/$host/req_lim")"
 
 # --- the port adds up its channels, and keeps the figures of released ones.
-for f in $STATS; do
-	is "$PS" "$f" $((base[$f] + $(field "$f")))
-done
+# port_is_sum: each of the port's STATS is base[] (the figures of the
+# channels released before) plus the live channel's.
+port_is_sum() {
+	local f
+	for f in $STATS; do
+		is "$PS" "$f" $((base[$f] + $(field "$f")))
+	done
+}
+port_is_sum
 cp "$CH" "$RESULTS/channels.txt"
 in1=$(field bytes_in) out1=$(field bytes_out) err1=$(field errors) cmd1=$(field commands)
 srp_logout || fail "logout"
@@ -187,10 +237,112 @@ srp_logout || fail "logout"
 wait_for 30 all_released || fail "channels not released"
 echo 0 >"$A/srp_max_channels" || fail "srp_max_channels=0"
 log "srp_max_channels=1: a second initiator refused with 0x00010001"
-is "$LS" accepted 6
-is "$LS" rejected 6
-[ "$(srpt_event logins_accepted)" = 6 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
-[ "$(srpt_event logins_refused)" = 6 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
+
+# --- counters that move by known amounts.  The raw initiator logs in as
+# an initiator port of its own; its channels are released when it exits,
+# and the port keeps their figures.  A LUN whose every I/O takes 5 s
+# (slow_blockdev) holds a READ until the ABORT TASK comes.
+RAW=000000000000000000000000c0ffee01
+slow=$(slow_blockdev slow 5000) || exit 1
+printf '%s\n' "/backstores/block create slow $slow" "/srpt/$TGT_WWN/luns create /backstores/block/slow" \
+	"/srpt/$TGT_WWN/acls create ib.$RAW" | targetcli_batch || fail "slow LUN, ACL ib.$RAW"
+# LIO keeps unit attentions (LUNs added) for the new ACL: a TEST UNIT
+# READY on each LUN takes them, so that none counts as an error below.
+for lun in 0 1; do
+	raw_client "$RAW" --lun $lun login-ok >/tmp/raw.out 2>&1 || fail "login-ok on LUN $lun: $(cat /tmp/raw.out)"
+done
+wait_for 30 all_released || fail "channels not released"
+# moved WHAT NAME=N|NAME=LO..HI...: since snap, each NAME grew by N (by
+# LO to HI), every other one of STATS not at all.
+moved() {
+	local what=$1 f a d spec got=
+	shift
+	for f in $STATS; do
+		d=$(($(cat "$PS/$f") - base[$f])) spec=0
+		for a in "$@"; do
+			[ "${a%%=*}" = "$f" ] && spec=${a#*=}
+		done
+		((d >= ${spec%..*} && d <= ${spec#*..})) || fail "$what: $f moved by $d, expected $spec"
+		((d == 0)) || got+=" $f +$d"
+	done
+	log "$what:$got, no other counter moved"
+}
+
+# ABORT TASK of a READ in the slow LUN: LIO aborts it without a response
+# (same I_T nexus: no TASK ABORTED) and calls srpt_aborted_task(), which
+# counts one abort; the TMF's FUNCTION COMPLETE is no error, and no data
+# moves.  Commands: the READ and three TEST UNIT READYs (after the login,
+# after the READ, after the TMF).
+snap
+raw_client "$RAW" --lun 1 abort-task >/tmp/raw.out 2>&1 || fail "abort-task: $(cat /tmp/raw.out)"
+wait_for 30 all_released || fail "channels not released"
+moved "ABORT TASK of a READ in flight" commands=4 task_mgmt=1 aborts=1
+
+# A 4 KiB WRITE from a wrong rkey: the target's one RDMA READ (a single
+# work request, the signaled one) fails with a remote access error:
+# srpt_read_done() counts it (wr_errors; flushes are not counted) and
+# closes the channel, and LIO's CHECK CONDITION for the command counts one
+# error (when queued, though the closing channel never sends it).  No
+# bytes.  Commands: the WRITE and the TEST UNIT READY of the client's
+# valid login afterwards.  (A READ into a wrong rkey counts neither: the
+# failed RDMA WRITE is unsignaled, rdma_rw posts it without a completion
+# handler, so the RDMA core drops its error completion, and the response
+# behind it only completes as flushed.)
+snap
+raw_client "$RAW" bad-rkey-write >/tmp/raw.out 2>&1 || fail "bad-rkey-write: $(cat /tmp/raw.out)"
+wait_for 30 all_released || fail "channels not released"
+moved "WRITE from a wrong rkey" commands=2 wr_errors=1 errors=1
+
+# sq_waits.  srp_sq_size 4 gives a channel a send queue of 64 work
+# requests plus what rdma_rw and the device add (SQ, from the login's log
+# line: 254 on rxe); srp_max_rdma_size 4096 one RDMA context per page of
+# a transfer: one work request on rxe, two on siw (MR registration and
+# READ), whose MR pool holds 64 contexts.  Each WRITE below needs more
+# than half of the send queue (SQ/2 + 1 pages on rxe; (SQ+1)/4 on siw,
+# the whole MR pool too), so no two transfers are ever posted together.
+# The client sends K of them back to back: the target takes each (from
+# the channel's CQ, in arrival order; the transfers' completions come
+# through the same CQ) while an earlier one's transfer - hundreds of KiB
+# in 4 KiB RDMA READs through software RDMA - still holds the send queue
+# or waits for it.  So every WRITE but the first waits, and srpt_sq_kick()
+# counts each once: K-1 at least.  It counts a command at most once for
+# its transfer and once for its response: 2K at most.
+A=$TPG_DIR/attrib
+sq0=$(cat "$A/srp_sq_size") rdma0=$(cat "$A/srp_max_rdma_size")
+echo 4 >"$A/srp_sq_size" || fail "srp_sq_size=4"
+echo 4096 >"$A/srp_max_rdma_size" || fail "srp_max_rdma_size=4096"
+raw_client "$RAW" login-ok >/tmp/raw.out 2>&1 || fail "login-ok: $(cat /tmp/raw.out)"
+SQ=$(grep -o "0x$RAW at .* logged in to .*send queue [0-9]*" "$KLOG" | tail -n1 | grep -o '[0-9]*$')
+[ -n "$SQ" ] || fail "no send queue size in the login's log line"
+case $TRANSPORT in
+siw) ctxs=$(((SQ + 1) / 4)) ;;
+*) ctxs=$((SQ / 2 + 1)) ;;
+esac
+K=8 len=$((ctxs * 4096))
+wait_for 30 all_released || fail "channels not released"
+snap
+rm -f /tmp/burst.stop
+raw_client "$RAW" --rounds $K --length $len --stop-file /tmp/burst.stop burst >/tmp/burst.out 2>&1 &
+burst=$!
+wait_for 60 grep -q 'all GOOD' /tmp/burst.out || fail "burst: $(cat /tmp/burst.out)"
+w=$(field sq_waits)
+((w >= K - 1 && w <= 2 * K)) || fail "$K WRITEs of $len bytes, send queue $SQ: the channel's sq_waits is $w, expected $((K - 1))..$((2 * K))"
+[ "$(field bytes_in)" = $((K * len)) ] || fail "burst: the channel's bytes_in is $(field bytes_in), expected $((K * len))"
+port_is_sum
+touch /tmp/burst.stop
+wait_gone 30 $burst || fail "burst: the client does not end"
+wait $burst || fail "burst: $(cat /tmp/burst.out)"
+wait_for 30 all_released || fail "channels not released"
+moved "$K WRITEs of $len bytes, send queue $SQ" commands=$((K + 1)) bytes_in=$((K * len)) sq_waits=$((K - 1))..$((2 * K))
+echo "$sq0" >"$A/srp_sq_size" || fail "srp_sq_size=$sq0"
+echo "$rdma0" >"$A/srp_max_rdma_size" || fail "srp_max_rdma_size=$rdma0"
+
+# Accepted: the clients' valid logins after 3 refusals, ib_srp 4 channels,
+# the raw initiator 7 since the slow LUN; refused: 5 + the 3 limits.
+is "$LS" accepted 15
+is "$LS" rejected 8
+[ "$(srpt_event logins_accepted)" = 15 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
+[ "$(srpt_event logins_refused)" = 8 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
 for f in "$LS"/* "$PS"/*; do echo "$(basename "$(dirname "$f")")/$(basename "$f") $(cat "$f")"; done >"$RESULTS/counters.txt"
 [ -z "$(klog_splats)" ] || fail "kernel splat: $(klog_splats)"
-pass "3 refusals counted by reason with the last one's initiator, address and reason, one log line each; ib_srp's credits as the target counts them; 1 MiB each way counted exactly, a READ past the end one error, sg_reset one TMF; port figures = its channel's, kept after logout; channel limits refuse with 0x10006, 0x10005, 0x10001"
+pass "5 refusals counted by reason with the last one's initiator, address and reason, one log line each; ib_srp's credits as the target counts them; 1 MiB each way counted exactly, a READ past the end one error, sg_reset one TMF; port figures = its channels', kept after logout; channel limits refuse with 0x10006, 0x10005, 0x10001; ABORT TASK +1 aborts, bad rkey +1 wr_errors, $K WRITEs over a one-transfer send queue sq_waits +$((K - 1))..$((2 * K)), nothing else moved"

@@ -338,7 +338,9 @@ slow_blockdev() {
 # real disk: flushes and FUA writes then mean something.  nomem: no memory
 # behind it (reads return whatever; tools/bench-guest.sh).
 # delay=MS: every I/O completes after MS ms (below null_blk's own 5 s request
-# timeout, or it fails the I/O; slow_blockdev).
+# timeout, or it fails the I/O; slow_blockdev).  NULLB_MAX_SECTORS=N (in the
+# environment): requests of up to N sectors; null_blk's default, 255, makes
+# LIO tell initiators 124 KiB at most.
 make_nullb() {
 	local size=$1 cache=${2:-0} mem=1 ns=0 mb n d dev
 	case ${3:-} in
@@ -360,6 +362,7 @@ make_nullb() {
 	mkdir "$d" || fail "mkdir $d" >&2
 	{ echo $mem >"$d/memory_backed" && echo 512 >"$d/blocksize" &&
 		echo "$mb" >"$d/size" && echo "$cache" >"$d/cache_size" &&
+		{ [ -z "${NULLB_MAX_SECTORS:-}" ] || echo "$NULLB_MAX_SECTORS" >"$d/max_sectors"; } &&
 		{ ((ns == 0)) || { echo 2 >"$d/irqmode" &&
 			echo "$ns" >"$d/completion_nsec"; }; } &&
 		echo 1 >"$d/power"; } || fail "cannot configure null_blk $d" >&2

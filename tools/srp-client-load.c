@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * srp-client-load - the two srp-client cases that load the target rather
- * than check single answers (login-storm, flood); tools for other
- * scenarios, not in "all".
+ * srp-client-load - the srp-client cases that load the target rather than
+ * check single answers (login-storm, flood, over-credit, burst); tools for
+ * other scenarios, not in "all".
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,7 +34,7 @@
  */
 #define STORM_MAX_CH	16
 
-unsigned int g_rounds = 20, g_channels = 4;
+unsigned int g_rounds = 20, g_channels = 4, g_length;
 const char *g_stop_file;
 bool g_hold;
 
@@ -343,6 +343,67 @@ int case_over_credit(void)
 		ret = failf("%u of %u READs answered, nothing more for %d s, channel up",
 			    answered, n, g_timeout_ms / 1000);
 	}
+out:
+	conn_close(&c);
+	return ret;
+}
+
+/*
+ * burst: --rounds WRITE(10)s of --length bytes (one direct descriptor each,
+ * all from the same buffer to LBA 0), sent back to back, then every answer
+ * awaited: all GOOD. A target whose send queue holds the RDMA READs of
+ * only one of them makes the others wait for it. With --stop-file the
+ * channel then stays logged in until that file exists, so that the
+ * scenario can read its counters.
+ */
+int case_burst(void)
+{
+	unsigned int n = g_rounds, i, not_good = 0;
+	uint64_t tags[MAX_SLOTS];
+	struct seg s = { W_OFF, g_length };
+	uint8_t iu[64], cdb[10];
+	struct conn c;
+	struct rsp r;
+	struct iu *a;
+	int ret;
+
+	if (!n || n > MAX_SLOTS || !g_length || g_length % 512 ||
+	    g_length / 512 > 0xffff)
+		return failf("burst: --rounds 1..%d, --length a multiple of 512 up to 32 MiB",
+			     MAX_SLOTS);
+	if (g_data_len < g_length)
+		g_data_len = g_length;
+	ret = login_tur(&c);
+	if (ret)
+		goto out;
+	if ((int)n > c.req_lim)
+		ret = failf("%u writes, only %d credits", n, c.req_lim);
+	fill_random(c.data + W_OFF, g_length);
+	rw10_cdb(cdb, true, 0, g_length / 512);
+	for (i = 0; i < n && !ret; i++) {
+		ret = send_iu(&c, iu, build_data_cmd(&c, iu, cdb, 10, true,
+						     DIRECT, &s, 1), true);
+		tags[i] = get_tag(iu);
+	}
+	for (i = 0; i < n && !ret; i++) {
+		a = wait_iu(&c, true, tags[i], SRP_RSP);
+		if (!a) {
+			ret = failctx("write %u of %u", i + 1, n);
+			break;
+		}
+		ret = parse_rsp(a, tags[i], &r);
+		free(a);
+		not_good += !ret && r.status;
+	}
+	if (!ret && not_good)
+		ret = failf("%u of %u writes not GOOD", not_good, n);
+	if (ret)
+		goto out;
+	note("%u writes of %u bytes sent back to back, all GOOD", n, g_length);
+	while (g_stop_file && !storm_stop() && !dead(&c))
+		pump(&c, 200);
+	if (dead(&c))
+		ret = failf("the channel died while held");
 out:
 	conn_close(&c);
 	return ret;

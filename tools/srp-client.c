@@ -968,9 +968,14 @@ static int expect_err_or_death(struct conn *c, const uint8_t *iu,
 	return ret;
 }
 
-/* RDMA WRITE with a wrong rkey: an error status or a closed channel. */
-static int case_bad_rkey(void)
+/*
+ * 4 KiB of data behind a wrong rkey: an error status or a closed channel.
+ * A READ makes the target RDMA WRITE there, a WRITE (@out) RDMA READ from
+ * there (a single work request, signaled: the target sees it fail).
+ */
+static int bad_rkey(bool out)
 {
+	struct seg sg = { out ? W_OFF : R_OFF, 4096 };
 	struct login_req l;
 	struct conn c;
 	uint8_t iu[64], cdb[10];
@@ -981,16 +986,18 @@ static int case_bad_rkey(void)
 	ret = login_ok(&c, &l);
 	if (ret)
 		goto out;
-	rw10_cdb(cdb, false, 0, 8);
-	len = cmd_hdr(iu, cdb, 10);
-	iu[5] = DIRECT;
-	len += put_desc(iu + len, va_of(&c, R_OFF),
-			c.data_mr->rkey ^ 0x00ffff00, 4096);
-	ret = expect_err_or_death(&c, iu, len, "READ into a wrong rkey");
+	rw10_cdb(cdb, out, 0, 8);
+	len = build_data_cmd(&c, iu, cdb, 10, out, DIRECT, &sg, 1);
+	put_be32(iu + SRP_CMD_LEN + 8, c.data_mr->rkey ^ 0x00ffff00);
+	ret = expect_err_or_death(&c, iu, len, out ?
+				  "WRITE from a wrong rkey" :
+				  "READ into a wrong rkey");
 out:
 	conn_close(&c);
 	return ret ? ret : relogin();
 }
+static int case_bad_rkey(void) { return bad_rkey(false); }
+static int case_bad_rkey_write(void) { return bad_rkey(true); }
 
 /* An external indirect table behind a wrong rkey: the target's RDMA READ
  * of it fails - an error status or a closed channel. */
@@ -1051,14 +1058,14 @@ static int m_tsk_mgmt(struct conn *c)
 }
 static int case_tsk_mgmt(void) { return with_channel(false, m_tsk_mgmt); }
 
-/* Send 4 READs of 4 KiB on --lun, their tags in @tags. */
-static int send_reads(struct conn *c, uint64_t *tags)
+/* Send @n (at most 4) READs of 4 KiB on --lun, their tags in @tags. */
+static int send_reads(struct conn *c, uint64_t *tags, unsigned int n)
 {
 	uint8_t cdb[10], iu[64];
 	struct seg sg;
 	unsigned int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < n; i++) {
 		rw10_cdb(cdb, false, 8 * i, 8);
 		sg = (struct seg){ R_OFF + i * 4096, 4096 };
 		if (send_iu(c, iu, build_data_cmd(c, iu, cdb, 10, false, DIRECT,
@@ -1100,41 +1107,48 @@ static unsigned int answered(struct conn *c, const uint64_t *tags,
 }
 
 /*
- * ABORT TASK SET, which LIO lacks, built from ABORT TASK: 4 READs in flight
- * on a slow --lun (5 s an I/O) are aborted - no SRP_RSP for them - and the
- * TMF's own response, FUNCTION COMPLETE, brings back their credits.
+ * ABORT TASK of one READ (@n 1), or ABORT TASK SET of 4 (@n 4; LIO lacks
+ * it, the target builds it from ABORT TASK), in flight on a slow --lun (5 s
+ * an I/O): aborted - no SRP_RSP for them - and the TMF's own response,
+ * FUNCTION COMPLETE, brings back their credits.
  */
-static int case_abort_task_set(void)
+static int abort_reads(unsigned int n)
 {
 	uint64_t tags[4];
 	struct conn c;
 	unsigned int late;
 	int ret = login_tur(&c);
+	char what[64];
 
+	snprintf(what, sizeof(what), "%s over %u READ%s",
+		 n == 1 ? "ABORT TASK" : "ABORT TASK SET", n, n == 1 ? "" : "s");
 	if (!ret)
-		ret = send_reads(&c, tags);
+		ret = send_reads(&c, tags, n);
 	if (!ret)
 		ret = taken(&c, "c");
 	if (!ret)
-		ret = tm(&c, 0x02, 0, 0x00, "ABORT TASK SET over 4 READs");
+		ret = n == 1 ? tm(&c, 0x01, tags[0], 0x00, what) :
+			       tm(&c, 0x02, 0, 0x00, what);
 	if (!ret) {
 		pump(&c, 300);
-		late = answered(&c, tags, 4);
+		late = answered(&c, tags, n);
 		if (late)
-			ret = failf("%u of 4 READs answered after ABORT TASK SET",
-				    late);
+			ret = failf("%u of %u READs answered after %s", late, n,
+				    what);
 		else if (c.req_lim != c.req_lim_init)
-			ret = failf("req_lim %d after ABORT TASK SET, %d at login",
-				    c.req_lim, c.req_lim_init);
+			ret = failf("req_lim %d after %s, %d at login",
+				    c.req_lim, what, c.req_lim_init);
 	}
 	if (!ret) {
-		note("4 READs aborted, no response for them, req_lim back to %d",
-		     c.req_lim);
+		note("%u READ%s aborted, no response, req_lim back to %d", n,
+		     n == 1 ? "" : "s", c.req_lim);
 		ret = tur_good(&c);
 	}
 	conn_close(&c);
 	return ret;
 }
+static int case_abort_task(void) { return abort_reads(1); }
+static int case_abort_task_set(void) { return abort_reads(4); }
 
 /*
  * ABORT TASK races: a READ of 64 KiB, then at once an ABORT TASK for it,
@@ -1215,7 +1229,7 @@ static int case_cred_req(void)
 	if (!ret)
 		ret = tur_good(&a) || tur_good(&b);
 	if (!ret)
-		ret = send_reads(&b, tags);
+		ret = send_reads(&b, tags, 4);
 	/* b's READs reach LIO before a resets the LU. */
 	if (!ret)
 		ret = taken(&b, "b");
@@ -1375,8 +1389,8 @@ static int case_clear_task_set(void)
 	if (!ret)
 		ret = lu_tas(&b, &tas);
 	if (!ret)
-		ret = send_reads(&a, ta) || send_reads(&a2, ta2) ||
-		      send_reads(&b, tb);
+		ret = send_reads(&a, ta, 4) || send_reads(&a2, ta2, 4) ||
+		      send_reads(&b, tb, 4);
 	if (!ret)
 		ret = taken(&b, "b") || taken(&a2, "a2") || taken(&a, "a");
 	if (!ret) {
@@ -1877,9 +1891,11 @@ static const struct tcase cases[] = {
 	{ "bad-all", case_bad_all, "every malformed SRP_CMD on one channel" },
 	{ "bad-lun", case_bad_lun, "TUR to an unmapped LUN -> ILLEGAL REQUEST" },
 	{ "bad-rkey", case_bad_rkey, "READ into a wrong rkey: error status or disconnect" },
+	{ "bad-rkey-write", case_bad_rkey_write, "WRITE from a wrong rkey: error status or disconnect" },
 	{ "ext-table-rkey", case_ext_table_rkey, "external indirect table behind a wrong rkey: error status or disconnect" },
 	{ "task-attrs", case_task_attrs, "SIMPLE/HEAD OF QUEUE/ORDERED TUR GOOD, ACA refused by LIO (24h/00h)" },
 	{ "tsk-mgmt", case_tsk_mgmt, "ABORT TASK unknown tag, function 0x20, ABORT TASK SET, CLEAR ACA, CLEAR TASK SET, LUN RESET" },
+	{ "abort-task", case_abort_task, "(not in all) ABORT TASK of a READ in flight on a slow --lun: aborted, credit back" },
 	{ "abort-task-set", case_abort_task_set, "(not in all) ABORT TASK SET over 4 READs in flight on a slow --lun: aborted, credits back" },
 	{ "clear-task-set", case_clear_task_set, "(not in all) CLEAR TASK SET over 4 READs in flight on a slow --lun on each of 3 channels, 2 I_T nexuses (--other-initiator; --foreign-export: refused)" },
 	{ "abort-race", case_abort_race, "ABORT TASK right after a 64 KiB READ, --rounds times (100): the READ's response never after the TMF's" },
@@ -1895,6 +1911,7 @@ static const struct tcase cases[] = {
 	{ "await-logout", case_await_logout, "(not in all) log in, wait for SRP_T_LOGOUT (--logout-reason) and the disconnect" },
 	{ "login-storm", case_login_storm, "(not in all) --rounds x --channels logins, refusals and drops tolerated, no hang" },
 	{ "flood", case_flood, "(not in all) every credit busy with 1 MiB writes for --rounds seconds, then log out" },
+	{ "burst", case_burst, "(not in all) --rounds WRITEs of --length bytes back to back, all GOOD; held until --stop-file" },
 	{ "over-credit", case_over_credit, "(not in all) 2 x credits + 8 READs on --lun ignoring req_lim: all answered, or the channel closed" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -1913,12 +1930,12 @@ static void usage(FILE *f)
 		"                  [--xfail CASE]... CASE... | all\n"
 		"                  [--rounds N] [--channels N] [--stop-file PATH] [--hold]\n"
 		"                  [--logout-reason N] [--other-initiator HEX32]\n"
-		"                  [--foreign-export]\n"
+		"                  [--foreign-export] [--length BYTES]\n"
 		"       srp-client --list\n"
 		"--xfail CASE: a known failure; prints XFAIL (not counted) or XPASS\n"
 		"(counted as a failure: the marker is stale).\n"
 		"--rounds/--channels/--stop-file: for login-storm (default 20 x 4);\n"
-		"--rounds: seconds for flood.\n"
+		"--rounds: seconds for flood; --rounds x --length: writes of burst.\n"
 		"--logout-reason: the SRP_T_LOGOUT reason await-logout wants (0).\n"
 		"--other-initiator: a second initiator port ID with an ACL, and\n"
 		"--foreign-export: another fabric exports --lun (clear-task-set).\n");
@@ -1947,6 +1964,7 @@ enum {
 	OPT_LOGOUT_REASON,
 	OPT_OTHER_INITIATOR,
 	OPT_FOREIGN_EXPORT,
+	OPT_LENGTH,
 };
 
 static const struct option options[] = {
@@ -1960,6 +1978,7 @@ static const struct option options[] = {
 	{ "logout-reason", required_argument, NULL, OPT_LOGOUT_REASON },
 	{ "other-initiator", required_argument, NULL, OPT_OTHER_INITIATOR },
 	{ "foreign-export", no_argument, NULL, OPT_FOREIGN_EXPORT },
+	{ "length", required_argument, NULL, OPT_LENGTH },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -2005,6 +2024,9 @@ static int client_opt(int opt, const char *arg)
 		break;
 	case OPT_FOREIGN_EXPORT:
 		g_foreign_export = true;
+		break;
+	case OPT_LENGTH:
+		g_length = strtoul(arg, NULL, 0);
 		break;
 	default:
 		usage(stderr);

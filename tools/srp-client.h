@@ -6,13 +6,14 @@
 #include "srp/srp-conn.h"
 #include "srp/srp-scsi.h"
 
-/* Options of login-storm and flood (srp-client-load.c). */
-extern unsigned int g_rounds, g_channels;
+/* Options of login-storm, flood and burst (srp-client-load.c). */
+extern unsigned int g_rounds, g_channels, g_length;
 extern const char *g_stop_file;
 extern bool g_hold;
 
 int case_login_storm(void);
 int case_flood(void);
 int case_over_credit(void);
+int case_burst(void);
 
 #endif
