@@ -126,7 +126,7 @@ selected() {
 
 # run_one SCENARIO: boot a guest for it, print and count the verdict.
 run_one() {
-	local t=$1 name tag out rc secs logdir why
+	local t=$1 name tag out rc secs logdir why waited
 	local -a args=()
 	name=$(basename "$t" .sh)
 	tag=$name
@@ -145,7 +145,12 @@ run_one() {
 	t0=$(date +%s)
 	out=$(VM_TIMEOUT=$(vm_timeout "$t") "$TOP/tools/vm.sh" "${vmargs[@]}" --kver "$KVER" "$t" "${args[@]}" 2>&1)
 	rc=$?
-	secs=$(( $(date +%s) - t0 ))
+	# Time spent waiting for another guest (vm.sh's VM lock: another
+	# engineer's run on this machine) does not count as the scenario's.
+	waited=$(echo "$out" | sed -n 's/^vm.sh: got the VM lock after \([0-9]*\)s$/\1/p' | tail -n1)
+	waited=${waited:-0}
+	waited_all=$((waited_all + waited))
+	secs=$(( $(date +%s) - t0 - waited ))
 	logdir=$(echo "$out" | sed -n 's/.* logs in \(.*\)$/\1/p' | head -n1)
 	# The guest script's own verdict lines plus the harness' findings:
 	# which module was under test and which the guest loaded.
@@ -175,7 +180,7 @@ run_set() {
 	done
 }
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 waited_all=0
 results=()
 t_all=$(date +%s)
 if [ "$CHECK" = 1 ]; then
@@ -186,7 +191,7 @@ if [ "$CHECK" = 1 ]; then
 else
 	run_set "$KVER" "$CORE"
 fi
-echo "--- $( [ "$STOCK" = 1 ] && echo "stock ib_srpt" || echo "our ib_srpt") on $TRANSPORT$( [ "$USE_SRQ" = 1 ] && echo ", use_srq=1"), total $(( $(date +%s) - t_all ))s"
+echo "--- $( [ "$STOCK" = 1 ] && echo "stock ib_srpt" || echo "our ib_srpt") on $TRANSPORT$( [ "$USE_SRQ" = 1 ] && echo ", use_srq=1"), total $(( $(date +%s) - t_all ))s$( ((waited_all)) && echo " (of which ${waited_all}s waiting for other guests on this machine)")"
 printf '%s\n' "${results[@]}"
 line="$passed passed, $failed failed"
 [ $skipped -gt 0 ] && line+=", $skipped skipped"
