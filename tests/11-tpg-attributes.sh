@@ -2,12 +2,13 @@
 # A storage admin tunes the target port group: srp_credits sets the credits
 # an initiator gets (ib_srp's req_lim) and every credit comes back once the
 # I/O is done, also when srp_sq_size keeps the send queue small (4: 64
-# work requests plus what rdma_rw and the device add, 254 on rxe, while
-# the default is one per credit) and srp_max_rdma_size 4096 makes each
-# page of a transfer a work request of its own: a 512 KiB command's data
-# then takes 128 of them, more than half the send queue, so while one
-# such transfer is posted the others wait for send queue room, and the
-# port's sq_waits counter (fabric_statistics/srpt_port_stats) must move;
+# work requests plus what rdma_rw and the device add: 254 on 6.12's rxe,
+# 127 on 6.1's, while the default is one per credit) and srp_max_rdma_size
+# 4096 makes each page of a transfer a work request of its own: a command
+# of 512 KiB (256 KiB on a send queue of 127) then takes more than half the
+# send queue, so while one such transfer is posted the others wait for
+# send queue room, and the port's sq_waits counter
+# (fabric_statistics/srpt_port_stats) must move;
 # srp_sq_size and use_srq take every value the in-kernel module takes
 # (srp_sq_size 4..65535, use_srq 0 and 1; tests/30 uses the shared receive
 # queue); out-of-range values are refused; disabling the TPG logs
@@ -16,7 +17,8 @@
 # refused.  The credit check runs verified fio writes (qd 64 x 3 > 100
 # credits, without and with O_SYNC) on one LUN of each backstore kind:
 # ramdisk, fileio, block (iblock on a null_blk disk) - 4 KiB writes on
-# each, and beside them 512 KiB writes at qd 64 on the ramdisk LUN.
+# each, and beside them writes of over half the send queue at qd 64 on the
+# ramdisk LUN.
 # stock: skip Debian's ib_srpt grants 128 credits whatever srp_sq_size says and has no srp_credits (seen by running it)
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -74,17 +76,23 @@ log "ib_srp req_lim after login: 100; send queue $sq_small (srp_sq_size=4)"
 # room.
 waits=$(dirname "$TPG_DIR")/fabric_statistics/srpt_port_stats/sq_waits
 waits0=$(cat "$waits") || fail "no sq_waits counter"
-# 512 KiB writes reach the target whole.
+# The big writes: the most pages (a work request each) that fit in the
+# send queue beside the response, as a power of two, which is more than
+# half of it; they must reach the target whole.
+pages=1
+while [ $((pages * 2 + 1)) -le "$sq_small" ]; do pages=$((pages * 2)); done
+big_kb=$((pages * 4))
 kb=$(cat "/sys/block/${disks[0]#/dev/}/queue/max_sectors_kb")
-[ "$kb" -ge 512 ] || fail "${disks[0]} takes only $kb KiB a command"
+[ "$kb" -ge "$big_kb" ] || fail "${disks[0]} takes only $kb KiB a command, not $big_kb"
+log "big writes: $big_kb KiB, $pages work requests of a send queue of $sq_small"
 for sync in 0 1; do
 	args=(--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=64
 	      --size=16M --verify=crc32c "--sync=$sync" --randrepeat=0)
 	for i in 0 1 2; do
 		args+=(--name="${KINDS[i]}" --filename="${disks[i]}")
 	done
-	# The other half of the ramdisk LUN, in commands of 512 KiB.
-	args+=(--name=ramdisk-512k --filename="${disks[0]}" --offset=16M --bs=512k)
+	# The other half of the ramdisk LUN, in the big commands.
+	args+=(--name="ramdisk-${big_kb}k" --filename="${disks[0]}" --offset=16M "--bs=${big_kb}k")
 	fio_verify "credits-sync$sync" "${args[@]}" ||
 		fail "fio qd64 sync=$sync on ${KINDS[*]} LUNs ${disks[*]}: $FIO_BAD bad blocks ($(fio_bad_on "credits-sync$sync" "${disks[@]}" | xargs))"
 	wait_for 10 req_lim_is 100 ||
@@ -93,7 +101,7 @@ for sync in 0 1; do
 done
 waits1=$(cat "$waits")
 [ "$waits1" -gt "$waits0" ] ||
-	fail "sq_waits is $waits1 after fio with 512 KiB commands over a send queue of $sq_small: nothing waited for send queue room"
+	fail "sq_waits is $waits1 after fio with $big_kb KiB commands over a send queue of $sq_small: nothing waited for send queue room"
 log "$((waits1 - waits0)) transfers and responses waited for send queue room (sq_waits)"
 srp_logout || fail "logout"
 
