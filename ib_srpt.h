@@ -69,6 +69,13 @@
 #define SRPT_INLINE_RW		2
 /* Most RDMA contexts one command may use. */
 #define SRPT_MAX_RW		1024
+/*
+ * The responder's minimum RNR NAK timer of every channel's QP (both CMs):
+ * how long an initiator waits before it sends again a message that found
+ * no receive buffer posted (an SRQ may hold fewer buffers than its
+ * channels have credits). Left at 0 it would be 655.36 ms.
+ */
+#define SRPT_MIN_RNR_TIMER	IB_RNR_TIMER_000_16
 
 /**
  * enum srpt_ch_state - life of an RDMA channel, only ever moving forward

@@ -54,7 +54,7 @@ static void srpt_ib_destroy_qp(struct srpt_rdma_ch *ch)
 	ch->qp = NULL;
 }
 
-/* RTR with the REP's PSN and RDMA READ depth, then RTS. */
+/* RTR with the REP's PSN, RDMA READ depth and RNR NAK timer, then RTS. */
 static int srpt_ib_ready_qp(struct srpt_rdma_ch *ch,
 			    const struct ib_cm_rep_param *rep)
 {
@@ -66,6 +66,9 @@ static int srpt_ib_ready_qp(struct srpt_rdma_ch *ch,
 		return ret;
 	qa.rq_psn = rep->starting_psn;
 	qa.max_dest_rd_atomic = rep->responder_resources;
+	/* The CM asks for 0, 655.36 ms per RNR NAK (an empty SRQ). */
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qa.min_rnr_timer = SRPT_MIN_RNR_TIMER;
 	ret = ib_modify_qp(ch->qp, &qa, mask);
 	if (ret)
 		return ret;
