@@ -96,6 +96,8 @@ static int srpt_ib_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
 					 a->max_qp_init_rd_atom),
 		.flow_control = 1,
 		.rnr_retry_count = 7,
+		/* The REP's SRQ bit, as the RDMA/CM sets it for its QPs. */
+		.srq = !!ch->srq,
 	};
 	int ret;
 
