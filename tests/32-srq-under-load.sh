@@ -74,6 +74,7 @@ srq_load() {
 		END { printf "%.1f", x }' /tmp/fio-srq32.out)
 	log "fio QD32 x 3 jobs, 30 s, ch_count=2 on an SRQ of 16: RNR NAKs sent $sent, received $rcvd; longest completion $maxlat ms"
 	echo "rnr_naks_sent=$sent rnr_naks_rcvd=$rcvd max_clat_ms=$maxlat" >"$RESULTS/srq-load.txt" 2>/dev/null
+	cp /tmp/fio-srq32.out "$RESULTS/" 2>/dev/null
 	[ "$sent" -gt 0 ] || bad "no RNR NAK in 30 s of QD32 x 3 over an SRQ of 16 buffers: the RNR path was not exercised"
 	srp_logout || fail "logout"
 }
