@@ -30,10 +30,10 @@ RAW_ID=0000000000000000c1ea75e700000003
 errs=()
 bad() { log "FAILED: $*"; errs+=("$*"); }
 
-echo "options ib_srpt srpt_srq_size=16" >/etc/modprobe.d/ib_srpt-32.conf
+echo "options ib_srpt srpt_srq_size=16" >/etc/modprobe.d/ib_srpt-34.conf
 klog_start
 standard_setup ram:64M:ramdisk file:64M:fileio blk:64M:block
-rm -f /etc/modprobe.d/ib_srpt-32.conf
+rm -f /etc/modprobe.d/ib_srpt-34.conf
 [ "$(cat /sys/module/ib_srpt/parameters/srpt_srq_size)" = 16 ] ||
 	fail "srpt_srq_size $(cat /sys/module/ib_srpt/parameters/srpt_srq_size), not 16"
 # LUN 3, the raw client's only: every I/O takes 4 s, TAS off (a LU reset
@@ -65,11 +65,13 @@ srq_load() {
 	s0=$(rnr send_rnr_err) r0=$(rnr rcvd_rnr_err)
 	fio_verify srq32 /tmp/srq32.fio || bad "fio over an SRQ of 16 buffers (/tmp/fio-srq32.out)"
 	sent=$(($(rnr send_rnr_err) - s0)) rcvd=$(($(rnr rcvd_rnr_err) - r0))
-	# fio's longest completion of any job, in ms (clat lines are in n/u/msec)
+	# fio's longest completion of any job, in ms (clat lines are in n/u/msec,
+	# a large value with a k or M suffix)
 	maxlat=$(awk '/^ *clat \((nsec|usec|msec)\):/ {
 			u = $2; sub(/.*\(/, "", u); sub(/\).*/, "", u)
 			m = $0; sub(/.*max=/, "", m); sub(/,.*/, "", m)
 			f = u == "nsec" ? 1e-6 : u == "usec" ? 1e-3 : 1
+			if (m ~ /k$/) f *= 1e3; else if (m ~ /M$/) f *= 1e6
 			if (m * f > x) x = m * f }
 		END { printf "%.1f", x }' /tmp/fio-srq32.out)
 	log "fio QD32 x 3 jobs, 30 s, ch_count=2 on an SRQ of 16: RNR NAKs sent $sent, received $rcvd; longest completion $maxlat ms"
