@@ -69,6 +69,20 @@
 #define SRPT_INLINE_RW		2
 /* Most RDMA contexts one command may use. */
 #define SRPT_MAX_RW		1024
+/*
+ * The responder's minimum RNR NAK timer of every channel's QP (both CMs):
+ * how long an initiator waits before it sends again a message that found
+ * no receive buffer posted (an SRQ may hold fewer buffers than its
+ * channels have credits). Left at 0 it would be 655.36 ms.
+ */
+#define SRPT_MIN_RNR_TIMER	IB_RNR_TIMER_000_16
+/*
+ * Receive buffers of an SRQ beyond srpt_srq_size, posted only while a
+ * channel on it has an SRP_CRED_REQ outstanding (for the SRP_CRED_RSP,
+ * which uses no credit). More channels with one outstanding at once rely
+ * on RNR retries.
+ */
+#define SRPT_SRQ_SPARES		8
 
 /**
  * enum srpt_ch_state - life of an RDMA channel, only ever moving forward
@@ -401,6 +415,14 @@ struct srpt_recv_iu;
  * @sdev: its device
  * @users: channels that use it (srpt_ch.c, under its SRQ mutex)
  * @size: receive buffers, all posted unless a channel holds them
+ * @n_bufs: @size plus the spares (SRPT_SRQ_SPARES, fewer if the device's
+ *	SRQ cannot hold them)
+ * @lock: protects @spares and @retire
+ * @spares: buffers not posted, for the SRP_CRED_RSPs of channels with an
+ *	SRP_CRED_REQ outstanding (srpt_io.c)
+ * @retire: spares posted for SRP_CRED_REQs whose channel went before the
+ *	SRP_CRED_RSP came: that many buffers go to @spares instead of being
+ *	posted again
  * @layout: their layout (srp_max_req_size bytes, immediate data at
  *	SRPT_SRQ_IMM_OFFSET)
  * @recv: the buffers
@@ -411,6 +433,10 @@ struct srpt_srq {
 	struct srpt_device	*sdev;
 	u32			users;
 	u32			size;
+	u32			n_bufs;
+	spinlock_t		lock;	/* spares, retire */
+	struct list_head	spares;
+	u32			retire;
 	struct srpt_recv_layout	layout;
 	struct srpt_recv_iu	*recv;
 	struct scatterlist	*imm_sgs;
@@ -620,7 +646,11 @@ struct srpt_task {
  *	NULL: it has receive buffers of its own
  * @last_wqe: the QP (on @srq) took its last receive (IB_EVENT_QP_LAST_WQE_REACHED)
  * @layout: layout of the receive buffers (the SRQ's, with @srq)
- * @recv: receive buffers (@rq_size of them), NULL with @srq
+ * @recv: receive buffers (@rq_size + 1 of them: see @spare), NULL with @srq
+ * @spare: the receive buffer not posted (without @srq), or NULL while it is
+ *	posted for the SRP_CRED_RSP of an outstanding SRP_CRED_REQ (under @lock)
+ * @cred_spare: a spare receive buffer was posted (or, on an SRQ, left
+ *	posted) for the outstanding SRP_CRED_REQ (under @lock)
  * @imm_sgs: the scatterlists of all receive buffers
  * @cmd_chunks: the command pool (struct srpt_cmd_chunk); grows, under
  *	@lock, up to @max_cmds, and shrinks only when the channel is freed
@@ -698,6 +728,8 @@ struct srpt_rdma_ch {
 	struct completion		last_wqe;
 	struct srpt_recv_layout		layout;
 	struct srpt_recv_iu		*recv;
+	struct srpt_recv_iu		*spare;
+	bool				cred_spare;
 	struct scatterlist		*imm_sgs;
 	struct list_head		cmd_chunks;
 	u32				n_cmds;
@@ -826,7 +858,7 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch);
 void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch);
 void srpt_repost_iu(struct srpt_cmd *cmd, bool credit);
 void srpt_put_cmd(struct srpt_cmd *cmd);
-bool srpt_cred_rsp_recv(struct srpt_rdma_ch *ch, u64 tag);
+bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag);
 void srpt_queue_work(struct work_struct *work);
 bool srpt_ch_pin(struct srpt_rdma_ch *ch);
 void srpt_ch_unpin(struct srpt_rdma_ch *ch);

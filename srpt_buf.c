@@ -167,17 +167,21 @@ static void srpt_free_recv_array(struct ib_device *dev,
  * srpt_alloc_recv_bufs() - allocate the receive buffers of a channel
  * @ch: channel without an SRQ, with rq_size and its layout set
  *
+ * One per credit and a spare, posted only while an SRP_CRED_REQ is
+ * outstanding (its SRP_CRED_RSP uses no credit): ch->spare.
+ *
  * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
  */
 int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch)
 {
 	u32 i;
 
-	if (srpt_alloc_recv_array(srpt_ch_dev(ch), &ch->layout, ch->rq_size,
-				  &ch->recv, &ch->imm_sgs))
+	if (srpt_alloc_recv_array(srpt_ch_dev(ch), &ch->layout,
+				  ch->rq_size + 1, &ch->recv, &ch->imm_sgs))
 		return -ENOMEM;
-	for (i = 0; i < ch->rq_size; i++)
+	for (i = 0; i <= ch->rq_size; i++)
 		ch->recv[i].ch = ch;
+	ch->spare = &ch->recv[ch->rq_size];
 	return 0;
 }
 
@@ -243,8 +247,9 @@ void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
 {
 	struct srpt_cmd_chunk *chunk, *next;
 
-	srpt_free_recv_array(srpt_ch_dev(ch), &ch->layout, ch->rq_size,
+	srpt_free_recv_array(srpt_ch_dev(ch), &ch->layout, ch->rq_size + 1,
 			     &ch->recv, &ch->imm_sgs);
+	ch->spare = NULL;
 	list_for_each_entry_safe(chunk, next, &ch->cmd_chunks, entry) {
 		list_del(&chunk->entry);
 		srpt_free_cmds(ch, chunk);
@@ -257,11 +262,15 @@ void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
  * srpt_srq_post() - post a receive buffer of an SRQ
  * @iu: the buffer
  *
+ * If spares posted for SRP_CRED_REQs of channels now gone are still
+ * posted (srq->retire), the buffer becomes a spare instead.
+ *
  * Return: 0 or the error of ib_post_srq_recv().
  */
 int srpt_srq_post(struct srpt_recv_iu *iu)
 {
 	struct srpt_srq *srq = iu->srq;
+	unsigned long flags;
 	struct ib_sge sge = {
 		.addr = iu->dma,
 		.length = srq->layout.size,
@@ -272,8 +281,18 @@ int srpt_srq_post(struct srpt_recv_iu *iu)
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
+	bool retire;
 	int ret;
 
+	spin_lock_irqsave(&srq->lock, flags);
+	retire = srq->retire;
+	if (retire) {
+		srq->retire--;
+		list_add(&iu->entry, &srq->spares);
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (retire)
+		return 0;
 	ib_dma_sync_single_for_device(srq->sdev->ib_dev, iu->dma,
 				      srq->layout.size, DMA_FROM_DEVICE);
 	ret = ib_post_srq_recv(srq->srq, &wr, NULL);
@@ -293,7 +312,7 @@ void srpt_srq_destroy(struct srpt_srq *srq)
 {
 	if (!IS_ERR_OR_NULL(srq->srq))
 		ib_destroy_srq(srq->srq);
-	srpt_free_recv_array(srq->sdev->ib_dev, &srq->layout, srq->size,
+	srpt_free_recv_array(srq->sdev->ib_dev, &srq->layout, srq->n_bufs,
 			     &srq->recv, &srq->imm_sgs);
 	kfree(srq);
 }
@@ -306,7 +325,8 @@ void srpt_srq_destroy(struct srpt_srq *srq)
  * @done: the buffers' completion handler
  *
  * The buffers are laid out for immediate data at SRPT_SRQ_IMM_OFFSET and
- * all posted.
+ * all posted; besides them the SRQ has room for SRPT_SRQ_SPARES more
+ * (as far as the device allows), kept in srq->spares.
  *
  * Return: the SRQ, or an ERR_PTR (-EOPNOTSUPP: the device has none).
  */
@@ -314,8 +334,8 @@ struct srpt_srq *srpt_srq_create(struct srpt_device *sdev, u32 size,
 				 u32 iu_size,
 				 void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
+	u32 max_wr = sdev->ib_dev->attrs.max_srq_wr;
 	struct ib_srq_init_attr attr = {
-		.attr.max_wr = size,
 		.attr.max_sge = 1,
 		.srq_type = IB_SRQT_BASIC,
 	};
@@ -328,18 +348,28 @@ struct srpt_srq *srpt_srq_create(struct srpt_device *sdev, u32 size,
 		return ERR_PTR(-ENOMEM);
 	srq->sdev = sdev;
 	srq->size = size;
+	srq->n_bufs = size;
+	if (max_wr > size)
+		srq->n_bufs += min_t(u32, SRPT_SRQ_SPARES, max_wr - size);
+	spin_lock_init(&srq->lock);
+	INIT_LIST_HEAD(&srq->spares);
 	srpt_recv_layout(&srq->layout, iu_size, SRPT_SRQ_IMM_OFFSET);
+	attr.attr.max_wr = srq->n_bufs;
 	srq->srq = ib_create_srq(sdev->pd, &attr);
 	if (IS_ERR(srq->srq)) {
 		ret = PTR_ERR(srq->srq);
 		goto fail;
 	}
-	if (srpt_alloc_recv_array(sdev->ib_dev, &srq->layout, size,
+	if (srpt_alloc_recv_array(sdev->ib_dev, &srq->layout, srq->n_bufs,
 				  &srq->recv, &srq->imm_sgs))
 		goto fail;
-	for (i = 0; i < size; i++) {
+	for (i = 0; i < srq->n_bufs; i++) {
 		srq->recv[i].srq = srq;
 		srq->recv[i].cqe.done = done;
+		if (i >= size) {
+			list_add_tail(&srq->recv[i].entry, &srq->spares);
+			continue;
+		}
 		ret = srpt_srq_post(&srq->recv[i]);
 		if (ret)
 			goto fail;

@@ -523,10 +523,9 @@ void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 		break;
 	case SRP_CRED_RSP:
 		/* Answers to target requests consume no credit. */
-		if (!srpt_cred_rsp_recv(ch, srpt_iu_tag(iu->buf, iu->len)))
+		if (!srpt_cred_rsp_recv(cmd, srpt_iu_tag(iu->buf, iu->len)))
 			pr_debug("%s: SRP_CRED_RSP without an SRP_CRED_REQ\n",
 				 ch->sess_name);
-		srpt_repost_iu(cmd, false);
 		srpt_put_cmd(cmd);
 		break;
 	case SRP_AER_RSP:

@@ -54,7 +54,7 @@ static void srpt_ib_destroy_qp(struct srpt_rdma_ch *ch)
 	ch->qp = NULL;
 }
 
-/* RTR with the REP's PSN and RDMA READ depth, then RTS. */
+/* RTR with the REP's PSN, RDMA READ depth and RNR NAK timer, then RTS. */
 static int srpt_ib_ready_qp(struct srpt_rdma_ch *ch,
 			    const struct ib_cm_rep_param *rep)
 {
@@ -66,6 +66,9 @@ static int srpt_ib_ready_qp(struct srpt_rdma_ch *ch,
 		return ret;
 	qa.rq_psn = rep->starting_psn;
 	qa.max_dest_rd_atomic = rep->responder_resources;
+	/* The CM asks for 0, 655.36 ms per RNR NAK (an empty SRQ). */
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qa.min_rnr_timer = SRPT_MIN_RNR_TIMER;
 	ret = ib_modify_qp(ch->qp, &qa, mask);
 	if (ret)
 		return ret;
@@ -93,6 +96,8 @@ static int srpt_ib_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
 					 a->max_qp_init_rd_atom),
 		.flow_control = 1,
 		.rnr_retry_count = 7,
+		/* The REP's SRQ bit, as the RDMA/CM sets it for its QPs. */
+		.srq = !!ch->srq,
 	};
 	int ret;
 

@@ -558,7 +558,7 @@ int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
 	srpt_recv_layout(&ch->layout, ch->max_req_size, ch->imm_data_offset);
 	if (srpt_alloc_recv_bufs(ch))
 		return -ENOMEM;
-	for (i = 0; i < ch->rq_size; i++)
+	for (i = 0; i <= ch->rq_size; i++)	/* and the spare */
 		ch->recv[i].cqe.done = srpt_recv_done;
 	return srpt_add_cmds(ch, ch->max_cmds);
 }
@@ -676,6 +676,7 @@ int srpt_post_all_recvs(struct srpt_rdma_ch *ch)
 	u32 i;
 	int ret;
 
+	/* Not the spare (ch->recv[ch->rq_size]): srpt_post_cred_spare(). */
 	for (i = 0; !ch->srq && i < ch->rq_size; i++) {
 		ret = srpt_post_recv(ch, &ch->recv[i]);
 		if (ret)
@@ -718,11 +719,72 @@ static bool srpt_cred_req_due(struct srpt_rdma_ch *ch)
 	       atomic_read(&ch->req_lim_delta) > 0;
 }
 
+/*
+ * An SRP_CRED_REQ goes out when every receive buffer is posted and the
+ * initiator holds every credit: its SRP_CRED_RSP, which uses no credit,
+ * needs one buffer more, or an initiator that sends a full burst of
+ * requests first finds none for it (an RNR stall on IB and RoCE, a
+ * terminated connection on iWARP). So a spare buffer is posted for it:
+ * the channel's own, or one of its SRQ's (if the SRQ still has spares
+ * posted for channels that went before their SRP_CRED_RSP came, that one
+ * serves). Whichever buffer then takes the SRP_CRED_RSP becomes the
+ * spare: srpt_cred_rsp_recv().
+ */
+static void srpt_post_cred_spare(struct srpt_rdma_ch *ch)
+{
+	struct srpt_srq *srq = ch->srq;
+	struct srpt_recv_iu *iu = NULL;
+	unsigned long flags;
+	bool posted = false;
+
+	if (srq) {
+		spin_lock_irqsave(&srq->lock, flags);
+		if (srq->retire) {
+			srq->retire--;
+			posted = true;
+		} else {
+			iu = list_first_entry_or_null(&srq->spares,
+						      struct srpt_recv_iu,
+						      entry);
+			if (iu)
+				list_del_init(&iu->entry);
+		}
+		spin_unlock_irqrestore(&srq->lock, flags);
+	}
+	spin_lock_irqsave(&ch->lock, flags);
+	if (!srq)
+		swap(iu, ch->spare);
+	ch->cred_spare = posted || iu;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!iu)
+		return;
+	iu->ch = ch;
+	srpt_post_recv(ch, iu);
+}
+
+/* The SRP_CRED_RSP in @iu answered the SRP_CRED_REQ a spare was posted for. */
+static void srpt_keep_spare(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
+{
+	struct srpt_srq *srq = iu->srq;
+	unsigned long flags;
+
+	if (srq) {
+		spin_lock_irqsave(&srq->lock, flags);
+		list_add(&iu->entry, &srq->spares);
+		spin_unlock_irqrestore(&srq->lock, flags);
+		return;
+	}
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->spare = iu;
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
 /* Send an SRP_CRED_REQ in @cmd, a command of the pool. */
 static void srpt_send_cred_req(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
 
+	srpt_post_cred_spare(ch);
 	srpt_event(SRPT_EV_CRED_REQS);
 	cmd->tag = ch->cred_req_tag;
 	cmd->rsp_len = srpt_build_cred_req(cmd->rsp_buf, ch->max_rsp_size,
@@ -732,23 +794,33 @@ static void srpt_send_cred_req(struct srpt_cmd *cmd)
 
 /**
  * srpt_cred_rsp_recv() - the initiator answered an SRP_CRED_REQ
- * @ch: channel
- * @tag: the tag of its SRP_CRED_RSP
+ * @cmd: command holding the SRP_CRED_RSP; its receive buffer is posted
+ *	again, or kept as the spare if one was posted for the SRP_CRED_REQ
+ * @tag: the tag of the SRP_CRED_RSP
  *
  * Return: whether an SRP_CRED_REQ with @tag was outstanding.
  */
-bool srpt_cred_rsp_recv(struct srpt_rdma_ch *ch, u64 tag)
+bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag)
 {
+	struct srpt_rdma_ch *ch = cmd->ch;
+	bool ours, spare = false;
 	unsigned long flags;
-	bool ours;
 
 	spin_lock_irqsave(&ch->lock, flags);
 	ours = ch->cred_req_out && tag == ch->cred_req_tag;
 	if (ours) {
 		ch->cred_req_out = false;
 		ch->cred_req_tag++;
+		spare = ch->cred_spare;
+		ch->cred_spare = false;
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
+	if (spare && cmd->iu) {
+		srpt_keep_spare(ch, cmd->iu);
+		cmd->iu = NULL;
+	} else {
+		srpt_repost_iu(cmd, false);
+	}
 	return ours;
 }
 
@@ -1484,6 +1556,7 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 	unsigned long flags;
 	LIST_HEAD(failed);
 	LIST_HEAD(parked);
+	bool spare;
 
 	spin_lock_bh(&ch->post_lock);
 	srpt_ch_change_state(ch, SRPT_CH_DRAINING);
@@ -1499,7 +1572,15 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 	spin_lock_irqsave(&ch->lock, flags);
 	list_splice_init(&ch->iu_wait, &parked);
 	list_splice(&failed, &ch->rsp_wait);
+	spare = ch->cred_spare;
+	ch->cred_spare = false;
 	spin_unlock_irqrestore(&ch->lock, flags);
+	/* A spare posted to the SRQ for an SRP_CRED_RSP that never came. */
+	if (spare && ch->srq) {
+		spin_lock_irqsave(&ch->srq->lock, flags);
+		ch->srq->retire++;
+		spin_unlock_irqrestore(&ch->srq->lock, flags);
+	}
 	list_for_each_entry_safe(iu, next, &parked, entry) {
 		list_del_init(&iu->entry);
 		srpt_drop_iu(iu);

@@ -66,6 +66,14 @@ static int srpt_rdma_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
 					 a->max_qp_init_rd_atom),
 	};
 
+	int ret;
+
+	/* Taken when rdma_accept() moves the QP to RTR; 0 is 655.36 ms. */
+	if (!rdma_protocol_iwarp(ch->rdma_cm->device, ch->rdma_cm->port_num)) {
+		ret = rdma_set_min_rnr_timer(ch->rdma_cm, SRPT_MIN_RNR_TIMER);
+		if (ret)
+			return ret;
+	}
 	/* Later events of the id are the channel's. */
 	ch->rdma_cm->context = ch;
 	return rdma_accept(ch->rdma_cm, &param);

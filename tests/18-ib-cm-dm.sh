@@ -12,7 +12,8 @@
 #     send message size = srp_max_req_size, one service SRP.T10:<id_ext>
 #     with service ID = IOC GUID); a Set, an unknown attribute, slot 2 and
 #     a service entry past the last get the MAD status for it;
-#   - an IB CM login gets a LOGIN_RSP; TUR, INQUIRY (LIO-ORG) and 1 MiB
+#   - an IB CM login gets a LOGIN_RSP, its REP's SRQ bit set with use_srq=1
+#     (tests/run.sh --srq) and clear without; TUR, INQUIRY (LIO-ORG) and 1 MiB
 #     written and read back verified on a ramdisk, a fileio and a block
 #     LUN (data moved by the target's RDMA READ/WRITE); logout (DREQ)
 #     releases the channel;
@@ -90,6 +91,9 @@ log "DM: profile, service entry and add_target lines right; Set, unknown attribu
 # --- IB CM login, I/O, logout
 LOGIN="login dev=$HCA0 dgid=$DGID service_id=$SG id_ext=$SG ioc_guid=$SG"
 expect "^LOGIN_RSP req_lim=[1-9]" "$LOGIN initiator_id=$INI_PORT_ID"
+# The REP's SRQ bit says whether the target's QP receives from an SRQ
+# (tests/run.sh --srq: use_srq=1).
+expect "^STATE live .* rep_srq=${USE_SRQ:-0}\$" state
 expect "^RSP status=0x00" tur
 expect "LIO-ORG" inquiry
 for lun in 0 1 2; do

@@ -71,11 +71,12 @@ channels() {
 	cqe=$(resource cq_entries) slots=$(resource cmd_slots)
 	log "use_srq=$srq, $nch idle channels: MemFree ${free1} KiB, SUnreclaim ${slab1} KiB; $(tr '\n' ' ' <"$RES")"
 	took=$((free0 - free1))
-	# Receive buffers: each channel's own, or the device's SRQ.
+	# Receive buffers: each channel's own (one a credit and a spare for
+	# an SRP_CRED_RSP), or the device's SRQ (8 spares besides its size).
 	if [ "$srq" = 0 ]; then
-		TGT_B=$(((recv + send + cmdb) / nch)) DEV_B=0 per_buf=$((recv / nch / credits))
+		TGT_B=$(((recv + send + cmdb) / nch)) DEV_B=0 per_buf=$((recv / nch / (credits + 1)))
 	else
-		TGT_B=$(((send + cmdb) / nch)) DEV_B=$recv per_buf=$((recv / srq_size))
+		TGT_B=$(((send + cmdb) / nch)) DEV_B=$recv per_buf=$((recv / (srq_size + 8)))
 	fi
 	CQE=$((cqe / nch))
 	log "use_srq=$srq per channel (credits $credits, srp_max_req_size $req_max): target $TGT_B B (receive buffers $(((recv - DEV_B) / nch)) B, response buffers $((send / nch)) B, command pool $((cmdb / nch)) B, $((slots / nch)) commands), CQ entries $CQE; device (SRQ) $DEV_B B; kernel (target + initiator): MemFree $((took / nch)) KiB, SUnreclaim $(((slab1 - slab0) / nch)) KiB"

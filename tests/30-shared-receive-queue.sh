@@ -3,8 +3,9 @@
 # queue (TPG attribute use_srq=1; module parameter srpt_srq_size buffers per
 # RDMA device) and sets srp_credits=32:
 # - the first login makes the device's SRQ: debugfs resources shows
-#   srpt_srq_size receive buffers (each at most the request size in whole
-#   pages plus one page) and no more for the next channels; every channel
+#   srpt_srq_size receive buffers and 8 spares for SRP_CRED_RSPs (each at
+#   most the request size in whole pages plus one page) and no more for
+#   the next channels; every channel
 #   receives through it (debugfs channels: srq 1) with immediate data;
 # - two initiator ports with ch_count=2 (4 channels on one SRQ) run fio
 #   with crc32c verification at once on a ramdisk, a fileio and a block LUN
@@ -58,14 +59,16 @@ mapfile -t db < <(comm -13 <(echo "$outa" | sort) <(echo "$outb" | sort) | head 
 recv=$(resource recv_bytes)
 [ "$recv" = "$recv1" ] ||
 	fail "receive buffers grew from $recv1 to $recv bytes with more channels on the SRQ"
-per_buf=$((recv / srq_size))
+# srpt_srq_size buffers posted, and 8 spares for SRP_CRED_RSPs (SRPT_SRQ_SPARES).
+bufs=$((srq_size + 8))
+per_buf=$((recv / bufs))
 limit=$(((req_max + page - 1) / page * page + page))
-if [ $((per_buf * srq_size)) != "$recv" ] || [ "$per_buf" -gt "$limit" ]; then
-	fail "$recv bytes of receive buffers for an SRQ of $srq_size (at most $limit each)"
+if [ $((per_buf * bufs)) != "$recv" ] || [ "$per_buf" -gt "$limit" ]; then
+	fail "$recv bytes of receive buffers for an SRQ of $srq_size + 8 spares (at most $limit each)"
 fi
 [ "$(klog_count 'logged in to .*immediate data yes')" -ge 4 ] ||
 	fail "channels on the SRQ without immediate data: $(grep 'logged in to' "$KLOG" | tail -n 4)"
-log "4 channels of 2 initiator ports on one SRQ: $srq_size buffers of $per_buf bytes ($recv in all), immediate data"
+log "4 channels of 2 initiator ports on one SRQ: $srq_size + 8 buffers of $per_buf bytes ($recv in all), immediate data"
 
 # --- fio on both ports at once (A: first 12 MiB of each LUN, B: from 32 MiB)
 fio_job() {

@@ -1262,6 +1262,123 @@ static int case_cred_req(void)
 	return ret;
 }
 
+/* RNR NAKs the device of @c has sent as a responder (rxe's hw counter);
+ * -1 if it has no such counter (siw). */
+static long long rnr_naks_sent(struct conn *c)
+{
+	char path[160];
+	long long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/%u/hw_counters/send_rnr_err",
+		 ibv_get_device_name(c->id->verbs->device), c->id->port_num);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
+/*
+ * An SRP_CRED_RSP needs a receive buffer although it uses no credit. As in
+ * cred-req, a LU reset on a aborts b's READs on the slow --lun and their
+ * credits come back in an SRP_CRED_REQ, which b holds unanswered: now the
+ * target has every receive buffer posted and b holds every credit. b sends
+ * a full-credit burst of READs (slow: they hold their buffers) and then
+ * the SRP_CRED_RSP. Every READ must be answered and the channel stay up,
+ * and the device must send no RNR NAK meanwhile (where it counts them):
+ * without a buffer for the SRP_CRED_RSP, RoCE stalls it in RNR retries
+ * and iWARP terminates the connection.
+ */
+static int case_cred_rsp_burst(void)
+{
+	uint64_t tags[4], *burst = NULL;
+	uint8_t cdb[10], iu[64], ans[16] = { SRP_CRED_RSP };
+	long long rnr0, rnr1;
+	int64_t end, t0 = 0;
+	struct login_req l;
+	struct conn a, b;
+	unsigned int i, n = 0, got = 0;
+	struct seg sg;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	default_login(&l);
+	ret = login_ok(&a, &l);
+	if (!ret) {
+		l.flags = 1;		/* MULTI: a stays */
+		ret = login_ok(&b, &l) ? failctx("second channel") : 0;
+	}
+	b.hold_cred_rsp = true;
+	if (!ret)
+		ret = tur_good(&a) || tur_good(&b) || send_reads(&b, tags, 4) ||
+		      taken(&b, "b") ||
+		      tm(&a, 0x08, ~0ULL, 0x00, "LOGICAL UNIT RESET on the other channel");
+	end = now_ms() + g_timeout_ms;
+	while (!ret && (b.req_lim != b.req_lim_init || !b.n_held)) {
+		if (dead(&b))
+			ret = failf("channel b died");
+		else if (now_ms() >= end)
+			ret = failf("no SRP_CRED_REQ with every credit: req_lim %d of %d, %u held",
+				    b.req_lim, b.req_lim_init, b.n_held);
+		else
+			pump(&b, 100);
+	}
+	/* The unit attention of the reset, so that the burst's READs wait. */
+	if (!ret)
+		ret = answered(&b, tags, 4) ? failf("READs answered: is --lun slow?") :
+		      tur_good(&b);
+	if (!ret) {
+		n = b.req_lim;
+		burst = calloc(n, sizeof(*burst));
+		ret = burst ? 0 : failf("no memory");
+	}
+	rnr0 = ret ? -1 : rnr_naks_sent(&b);
+	for (i = 0; !ret && i < n; i++) {
+		rw10_cdb(cdb, false, 0, 8);
+		sg = (struct seg){ R_OFF, 4096 };
+		ret = send_iu(&b, iu, build_data_cmd(&b, iu, cdb, 10, false,
+						     DIRECT, &sg, 1), true);
+		burst[i] = get_tag(iu);
+	}
+	if (!ret) {
+		put_tag(ans, b.held_tag);
+		t0 = now_ms();
+		ret = send_iu(&b, ans, sizeof(ans), false);
+	}
+	end = now_ms() + g_timeout_ms;
+	while (!ret && got < n) {
+		got += answered(&b, burst + got, 1);
+		if (got == n)
+			break;
+		if (dead(&b))
+			ret = failf("channel b died after the burst (%u of %u READs answered)",
+				    got, n);
+		else if (now_ms() >= end)
+			ret = failf("%u of %u READs answered %d s after the burst and the SRP_CRED_RSP",
+				    got, n, g_timeout_ms / 1000);
+		else
+			pump(&b, 100);
+	}
+	rnr1 = ret ? -1 : rnr_naks_sent(&b);
+	if (!ret && rnr0 >= 0 && rnr1 != rnr0)
+		ret = failf("%lld RNR NAKs sent during the burst of %u READs and the SRP_CRED_RSP",
+			    rnr1 - rnr0, n);
+	if (!ret)
+		note("SRP_CRED_REQ held, then %u READs (every credit) and the SRP_CRED_RSP: all answered in %lld ms, RNR NAKs %s%lld",
+		     n, (long long)(now_ms() - t0), rnr0 < 0 ? "(no counter) " : "",
+		     rnr0 < 0 ? 0 : rnr1 - rnr0);
+	if (!ret)
+		ret = tur_good(&b);
+	free(burst);
+	conn_close(&b);
+	conn_close(&a);
+	return ret;
+}
+
 /* --other-initiator: a second initiator port with an ACL (clear-task-set). */
 static uint8_t g_other_ini[16];
 static bool g_have_other_ini;
@@ -1900,6 +2017,7 @@ static const struct tcase cases[] = {
 	{ "clear-task-set", case_clear_task_set, "(not in all) CLEAR TASK SET over 4 READs in flight on a slow --lun on each of 3 channels, 2 I_T nexuses (--other-initiator; --foreign-export: refused)" },
 	{ "abort-race", case_abort_race, "ABORT TASK right after a 64 KiB READ, --rounds times (100): the READ's response never after the TMF's" },
 	{ "cred-req", case_cred_req, "(not in all) credits of READs a reset on another channel aborts come back in an SRP_CRED_REQ (slow --lun, TAS off)" },
+	{ "cred-rsp-burst", case_cred_rsp_burst, "(not in all) an SRP_CRED_REQ held, then every credit's READ on a slow --lun and the SRP_CRED_RSP: all answered, no RNR NAK" },
 	{ "tsk-mgmt-short", case_tsk_mgmt_short, "SRP_TSK_MGMT of 20 bytes -> failure code" },
 	{ "unknown-iu", case_unknown_iu, "IU opcode 0x7f -> SRP_T_LOGOUT + disconnect" },
 	{ "empty-iu", case_empty_iu, "IU of 0 bytes -> SRP_T_LOGOUT + disconnect" },

@@ -137,6 +137,8 @@ struct sit_iu {
  * @aer_reqs: number of SRP_AER_REQ received (and answered).
  * @stale_rsps: SRP_RSPs for no outstanding command.
  * @unknown_ius: IUs with an unexpected opcode or length.
+ * @rep_srq: the SRQ bit of the last REP (the target's QP receives from
+ *	a shared receive queue).
  */
 struct sit_ch {
 	int idx;
@@ -181,6 +183,7 @@ struct sit_ch {
 	u32 aer_reqs;
 	u32 stale_rsps;
 	u32 unknown_ius;
+	bool rep_srq;
 };
 
 /* Keys of the command options; each command accepts a subset. */
@@ -781,6 +784,7 @@ static void sit_cm_rep(struct sit_ch *ch, const struct ib_cm_event *ev)
 	ch->req_lim = be32_to_cpu(rsp->req_lim_delta);
 	ch->max_it_iu_len = be32_to_cpu(rsp->max_it_iu_len);
 	ch->max_ti_iu_len = max_ti;
+	ch->rep_srq = ev->param.rep_rcvd.srq;
 	ch->rep_rcvd = ch->rep_mode != SIT_REP_RTU;
 	spin_unlock_bh(&ch->lock);
 	/*
@@ -1064,6 +1068,7 @@ static int sit_start_login(struct sit_ch *ch, struct sit_login *lp,
 	ch->aer_reqs = 0;
 	ch->stale_rsps = 0;
 	ch->unknown_ius = 0;
+	ch->rep_srq = false;
 	sit_set_state(ch, SIT_CONNECTING);
 	spin_unlock_bh(&ch->lock);
 	return sit_send_req(ch, lp, a);
@@ -1511,8 +1516,8 @@ static void sit_state(struct sit_ch *ch, struct sit_args *a)
 	sit_res(a, " t_logout=%u t_logout_reason=0x%x cred_req=%u aer_req=%u",
 		ch->t_logout, ch->t_logout_reason, ch->cred_reqs,
 		ch->aer_reqs);
-	sit_res(a, " stale_rsp=%u unknown_iu=%u", ch->stale_rsps,
-		ch->unknown_ius);
+	sit_res(a, " stale_rsp=%u unknown_iu=%u rep_srq=%d", ch->stale_rsps,
+		ch->unknown_ius, ch->rep_srq);
 	spin_unlock_bh(&ch->lock);
 }
 

@@ -227,7 +227,10 @@ static void on_recv(struct conn *c, unsigned int i, uint32_t len)
 			c->n_cred_req++;
 		else
 			c->n_aer_req++;
-		if (c->nfree)
+		if (op == SRP_CRED_REQ && c->hold_cred_rsp) {
+			c->n_held++;
+			c->held_tag = get_tag(buf);
+		} else if (c->nfree)
 			post_send_slot(c, ans, sizeof(ans));
 	}
 	if (!c->disconnected && !c->qp_error)

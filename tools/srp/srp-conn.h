@@ -183,6 +183,11 @@ struct conn {
 	struct iu *rxq;
 	unsigned int outstanding;	/* credit-consuming requests in flight */
 	unsigned int n_cred_req, n_aer_req;
+	/* SRP_CRED_REQs are not answered: counted in n_held, the tag of
+	 * the last one in held_tag (the case answers it when it wants) */
+	bool hold_cred_rsp;
+	unsigned int n_held;
+	uint64_t held_tag;
 };
 
 void default_login(struct login_req *l);
