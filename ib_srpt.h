@@ -39,6 +39,7 @@
 #include <rdma/rw.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
+#include "srpt_names.h"
 #include "srpt_proto.h"
 
 /* Defaults and bounds of the tunables. */
@@ -238,25 +239,6 @@ struct srpt_tport {
 	u64			released[SRPT_STAT_NR];
 	struct config_group	login_stats_group;
 	struct config_group	port_stats_group;
-};
-
-/**
- * struct srpt_acl_id - who a node ACL admits, parsed from its name
- * @port_id: initiator port ID (extension || GUID), if @has_port_id
- * @guid: initiator port GUID (second half of the port ID), if @has_guid
- * @ip: initiator IP address (IPv4 as v4-mapped IPv6), if @has_ip
- * @has_port_id: the name is a port ID: [0x]<32 hex>, or eight groups of
- *	four hex digits
- * @has_guid: the name is a port GUID: [0x]<16 hex> or xxxx:xxxx:xxxx:xxxx
- * @has_ip: the name is an IPv4 or IPv6 address (any spelling)
- */
-struct srpt_acl_id {
-	u8	port_id[16];
-	u8	guid[8];
-	u8	ip[16];
-	bool	has_port_id;
-	bool	has_guid;
-	bool	has_ip;
 };
 
 /**
@@ -724,7 +706,7 @@ struct srpt_rdma_ch {
 	atomic64_t			stats[SRPT_STAT_NR];
 	u8				i_port_id[16];
 	u8				t_port_id[16];
-	char				sess_name[64];
+	char				sess_name[SRPT_ACL_NAME_MAX];
 	u32				id;
 	char				peer[INET6_ADDRSTRLEN + 8];
 	struct se_session		*sess;
