@@ -221,7 +221,7 @@ struct srpt_login_stats {
  * @id: GID (16 bytes) or GUID (8 bytes) the name stands for
  * @id_len: 16 or 8
  * @entry: in srpt_tport_list
- * @tpg: the TPG of this port, or NULL
+ * @tpgs: its TPGs (struct srpt_tpg.entry), by tag; under srpt_mutex
  * @logins: login counters
  * @released: SRPT_STAT_* of the channels released so far (srpt_ch.c adds
  *	them under its channel list lock)
@@ -234,7 +234,7 @@ struct srpt_tport {
 	u8			id[16];
 	u8			id_len;
 	struct list_head	entry;
-	struct srpt_tpg		*tpg;
+	struct list_head	tpgs;
 	struct srpt_login_stats	logins;
 	u64			released[SRPT_STAT_NR];
 	struct config_group	login_stats_group;
@@ -266,15 +266,19 @@ struct srpt_np {
 };
 
 /**
- * struct srpt_tpg - the TPG of a target port
+ * struct srpt_tpg - a TPG of a target port (tpgt_<tag>)
  * @se_tpg: LIO TPG
  * @tport: the port
+ * @entry: in tport->tpgs
+ * @tag: N of tpgt_N, 1..65535
  * @enabled: logins are accepted
  * @attrib: tunables
  */
 struct srpt_tpg {
 	struct se_portal_group	se_tpg;
 	struct srpt_tport	*tport;
+	struct list_head	entry;
+	u16			tag;
 	bool			enabled;
 	struct srpt_tpg_attrib	attrib;
 };
@@ -287,8 +291,11 @@ struct srpt_cm_ops;
  * @ib_dev: RDMA device the request came in on
  * @port_num: its port
  * @sport: our port state, once the device was found
- * @tport: the target port named by the receiving port's GID, once found
- * @stpg: its TPG, once found enabled
+ * @tport: the target port named by the receiving port's GID, once found;
+ *	once @stpg is chosen, its port
+ * @stpg: the TPG that admits the initiator, once chosen
+ * @gid: GID 0 of the receiving port
+ * @acl_name: the name of the node ACL that admits the initiator
  * @lg: parsed SRP_LOGIN_REQ
  * @ops: CM operations for the new channel
  * @rdma_cm: RDMA/CM id of the connection (RDMA/CM logins)
@@ -309,6 +316,8 @@ struct srpt_login_ctx {
 	struct srpt_port		*sport;
 	struct srpt_tport		*tport;
 	struct srpt_tpg			*stpg;
+	union ib_gid			gid;
+	char				acl_name[SRPT_ACL_NAME_MAX];
 	struct srpt_login		lg;
 	const struct srpt_cm_ops	*ops;
 	struct rdma_cm_id		*rdma_cm;
@@ -851,7 +860,8 @@ void srpt_dev_unregister(struct srpt_device *sdev);
 void srpt_port_active(struct srpt_port *sport);
 void srpt_tport_register(struct srpt_tport *tport);
 void srpt_tport_unregister(struct srpt_tport *tport);
-int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
+void srpt_tport_add_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
+void srpt_tport_del_tpg(struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
 int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
 		     const struct srpt_rdma_ch *skip);

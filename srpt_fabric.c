@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The LIO fabric "srpt": target ports (WWNs named by port GID or GUID),
- * their TPG, node ACLs and the configfs attributes.
+ * their TPGs (tpgt_1, tpgt_2, ...), node ACLs and the configfs attributes.
  *
  * configfs layout (what targetcli / rtslib create):
  *   target/srpt/discovery_auth/rdma_cm_port
- *   target/srpt/0x<32 hex: port GID>/tpgt_1/{enable,attrib/,acls/,lun/}
+ *   target/srpt/0x<32 hex: port GID>/tpgt_<N>/{enable,attrib/,acls/,lun/}
  *   target/srpt/<xxxx:xxxx:xxxx:xxxx: port GUID>/...
  *   target/srpt/<port>/tpgt_1/acls/0x<32 hex: initiator port ID>
  *   target/srpt/<port>/tpgt_1/acls/<initiator IP address> (RDMA/CM)
@@ -34,7 +34,7 @@ static char *srpt_get_fabric_wwn(struct se_portal_group *se_tpg)
 
 static u16 srpt_get_tag(struct se_portal_group *se_tpg)
 {
-	return 1;
+	return srpt_tpg(se_tpg)->tag;
 }
 
 static int srpt_check_false(struct se_portal_group *se_tpg)
@@ -49,7 +49,7 @@ static int srpt_check_true(struct se_portal_group *se_tpg)
 
 static u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
 {
-	return 1;
+	return srpt_tpg(se_tpg)->tag;
 }
 
 static u32 srpt_sess_get_index(struct se_session *se_sess)
@@ -110,28 +110,32 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 {
 	struct srpt_tport *tport = container_of(wwn, struct srpt_tport, wwn);
 	struct srpt_tpg *stpg;
+	u16 tag;
 	int ret;
 
+	/* tpgt_<1..65535>: a port may have several (srpt_login_pick_tpg()). */
+	if (strncmp(name, "tpgt_", 5) || kstrtou16(name + 5, 10, &tag) ||
+	    !tag) {
+		pr_err_ratelimited("%s/%.*s: name a TPG tpgt_<1..65535>\n",
+				   tport->name, 16, name);
+		return ERR_PTR(-EINVAL);
+	}
 	stpg = kzalloc(sizeof(*stpg), GFP_KERNEL);
 	if (!stpg)
 		return ERR_PTR(-ENOMEM);
 	stpg->tport = tport;
+	stpg->tag = tag;
 	stpg->attrib.max_rdma_size = SRPT_DEF_RDMA_SIZE;
 	stpg->attrib.max_rsp_size = SRPT_DEF_RSP_SIZE;
 	stpg->attrib.sq_size = SRPT_DEF_SQ_SIZE;
 	stpg->attrib.credits = SRPT_DEF_CREDITS;
-	/* Not enabled, so no login finds it before it is registered. */
-	if (srpt_tport_set_tpg(tport, stpg)) {
-		pr_err("%s: only one TPG per target port\n", tport->name);
-		kfree(stpg);
-		return ERR_PTR(-EEXIST);
-	}
 	ret = core_tpg_register(wwn, &stpg->se_tpg, SCSI_PROTOCOL_SRP);
 	if (ret) {
-		srpt_tport_set_tpg(tport, NULL);
 		kfree(stpg);
 		return ERR_PTR(ret);
 	}
+	/* Not enabled, so no login uses it before it is set up. */
+	srpt_tport_add_tpg(tport, stpg);
 	return &stpg->se_tpg;
 }
 
@@ -146,7 +150,7 @@ static void srpt_drop_tpg(struct se_portal_group *se_tpg)
 	struct srpt_tpg *stpg = srpt_tpg(se_tpg);
 
 	srpt_tpg_enable(stpg, false);
-	srpt_tport_set_tpg(stpg->tport, NULL);
+	srpt_tport_del_tpg(stpg);
 	core_tpg_deregister(se_tpg);
 	kfree(stpg);
 }
