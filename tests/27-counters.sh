@@ -294,7 +294,8 @@ moved "ABORT TASK of a READ in flight" commands=4 task_mgmt=1 aborts=1
 OTHER=000000000000000000000000c0ffee02
 targetcli_q "/srpt/$TGT_WWN/acls" create "ib.$OTHER" || fail "ACL ib.$OTHER"
 raw_client "$OTHER" --lun 1 login-ok >/tmp/raw.out 2>&1 || fail "login-ok of $OTHER: $(cat /tmp/raw.out)"
-echo 1 >/sys/kernel/config/target/core/iblock_*/slow/attrib/emulate_tas || fail "emulate_tas=1 on slow"
+# LIO's default; it cannot be changed while the LU is exported.
+[ "$(cat /sys/kernel/config/target/core/iblock_*/slow/attrib/emulate_tas)" = 1 ] || fail "emulate_tas is not 1 on slow"
 wait_for 30 all_released || fail "channels not released"
 snap
 raw_client "$RAW" --lun 1 --other-initiator "$OTHER" clear-task-set >/tmp/raw.out 2>&1 ||
