@@ -46,9 +46,12 @@ acl_add() {
 	local acl_dir=$1/acls/0x$2
 	mkdir "$acl_dir" && mkdir "$acl_dir/lun_0" && ln -s "$1/lun/lun_0" "$acl_dir/lun_0/map"
 }
+# acl_rm TPG NAME: remove ACL NAME (its LUN links have any name:
+# targetcli's are not "map").
 acl_rm() {
 	local acl_dir=$1/acls/$2
-	rm -f "$acl_dir"/lun_0/map && rmdir "$acl_dir/lun_0" "$acl_dir"
+	find "$acl_dir" -mindepth 2 -maxdepth 2 -type l -delete &&
+		rmdir "$acl_dir"/lun_* "$acl_dir"
 }
 # shellcheck disable=SC2317  # called through wait_for
 rport_down() { ! grep -q running /sys/class/srp_remote_ports/port-*/state 2>/dev/null; }
