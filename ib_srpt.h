@@ -39,6 +39,7 @@
 #include <rdma/rw.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
+#include "srpt_names.h"
 #include "srpt_proto.h"
 
 /* Defaults and bounds of the tunables. */
@@ -234,7 +235,7 @@ struct srpt_login_stats {
  * @id: GID (16 bytes) or GUID (8 bytes) the name stands for
  * @id_len: 16 or 8
  * @entry: in srpt_tport_list
- * @tpg: the TPG of this port, or NULL
+ * @tpgs: its TPGs (struct srpt_tpg.entry), by tag; under srpt_mutex
  * @logins: login counters
  * @released: SRPT_STAT_* of the channels released so far (srpt_ch.c adds
  *	them under its channel list lock)
@@ -247,30 +248,11 @@ struct srpt_tport {
 	u8			id[16];
 	u8			id_len;
 	struct list_head	entry;
-	struct srpt_tpg		*tpg;
+	struct list_head	tpgs;
 	struct srpt_login_stats	logins;
 	u64			released[SRPT_STAT_NR];
 	struct config_group	login_stats_group;
 	struct config_group	port_stats_group;
-};
-
-/**
- * struct srpt_acl_id - who a node ACL admits, parsed from its name
- * @port_id: initiator port ID (extension || GUID), if @has_port_id
- * @guid: initiator port GUID (second half of the port ID), if @has_guid
- * @ip: initiator IP address (IPv4 as v4-mapped IPv6), if @has_ip
- * @has_port_id: the name is a port ID: [0x]<32 hex>, or eight groups of
- *	four hex digits
- * @has_guid: the name is a port GUID: [0x]<16 hex> or xxxx:xxxx:xxxx:xxxx
- * @has_ip: the name is an IPv4 or IPv6 address (any spelling)
- */
-struct srpt_acl_id {
-	u8	port_id[16];
-	u8	guid[8];
-	u8	ip[16];
-	bool	has_port_id;
-	bool	has_guid;
-	bool	has_ip;
 };
 
 /**
@@ -298,15 +280,19 @@ struct srpt_np {
 };
 
 /**
- * struct srpt_tpg - the TPG of a target port
+ * struct srpt_tpg - a TPG of a target port (tpgt_<tag>)
  * @se_tpg: LIO TPG
  * @tport: the port
+ * @entry: in tport->tpgs
+ * @tag: N of tpgt_N, 1..65535
  * @enabled: logins are accepted
  * @attrib: tunables
  */
 struct srpt_tpg {
 	struct se_portal_group	se_tpg;
 	struct srpt_tport	*tport;
+	struct list_head	entry;
+	u16			tag;
 	bool			enabled;
 	struct srpt_tpg_attrib	attrib;
 };
@@ -319,8 +305,11 @@ struct srpt_cm_ops;
  * @ib_dev: RDMA device the request came in on
  * @port_num: its port
  * @sport: our port state, once the device was found
- * @tport: the target port named by the receiving port's GID, once found
- * @stpg: its TPG, once found enabled
+ * @tport: the target port named by the receiving port's GID, once found;
+ *	once @stpg is chosen, its port
+ * @stpg: the TPG that admits the initiator, once chosen
+ * @gid: GID 0 of the receiving port
+ * @acl_name: the name of the node ACL that admits the initiator
  * @lg: parsed SRP_LOGIN_REQ
  * @ops: CM operations for the new channel
  * @rdma_cm: RDMA/CM id of the connection (RDMA/CM logins)
@@ -341,6 +330,8 @@ struct srpt_login_ctx {
 	struct srpt_port		*sport;
 	struct srpt_tport		*tport;
 	struct srpt_tpg			*stpg;
+	union ib_gid			gid;
+	char				acl_name[SRPT_ACL_NAME_MAX];
 	struct srpt_login		lg;
 	const struct srpt_cm_ops	*ops;
 	struct rdma_cm_id		*rdma_cm;
@@ -756,7 +747,7 @@ struct srpt_rdma_ch {
 	atomic64_t			stats[SRPT_STAT_NR];
 	u8				i_port_id[16];
 	u8				t_port_id[16];
-	char				sess_name[64];
+	char				sess_name[SRPT_ACL_NAME_MAX];
 	u32				id;
 	char				peer[INET6_ADDRSTRLEN + 8];
 	struct se_session		*sess;
@@ -901,7 +892,8 @@ void srpt_dev_unregister(struct srpt_device *sdev);
 void srpt_port_active(struct srpt_port *sport);
 void srpt_tport_register(struct srpt_tport *tport);
 void srpt_tport_unregister(struct srpt_tport *tport);
-int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
+void srpt_tport_add_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
+void srpt_tport_del_tpg(struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
 int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
 		     const struct srpt_rdma_ch *skip);

@@ -116,6 +116,7 @@ static bool srpt_tport_has_port(const struct srpt_tport *tport)
 void srpt_tport_register(struct srpt_tport *tport)
 {
 	spin_lock_init(&tport->logins.lock);
+	INIT_LIST_HEAD(&tport->tpgs);
 	mutex_lock(&srpt_mutex);
 	list_add_tail(&tport->entry, &srpt_tport_list);
 	if (!srpt_tport_has_port(tport))
@@ -136,23 +137,50 @@ void srpt_tport_unregister(struct srpt_tport *tport)
 }
 
 /**
- * srpt_tport_set_tpg() - attach the TPG of a target port, or detach it
+ * srpt_tport_add_tpg() - attach a new TPG (disabled) to its target port
  * @tport: target port
- * @stpg: its new TPG (disabled), or NULL to detach the current one
- *
- * Return: 0, or -EEXIST if @tport has a TPG already.
+ * @stpg: the TPG; tport->tpgs stays sorted by tag
  */
-int srpt_tport_set_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg)
+void srpt_tport_add_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg)
 {
-	int ret = 0;
+	struct srpt_tpg *t;
 
 	mutex_lock(&srpt_mutex);
-	if (stpg && tport->tpg)
-		ret = -EEXIST;
-	else
-		tport->tpg = stpg;
+	list_for_each_entry(t, &tport->tpgs, entry)
+		if (t->tag > stpg->tag)
+			break;
+	list_add_tail(&stpg->entry, &t->entry);
 	mutex_unlock(&srpt_mutex);
-	return ret;
+}
+
+/**
+ * srpt_tport_del_tpg() - detach a TPG (disabled) from its target port
+ * @stpg: the TPG
+ */
+void srpt_tport_del_tpg(struct srpt_tpg *stpg)
+{
+	mutex_lock(&srpt_mutex);
+	list_del(&stpg->entry);
+	mutex_unlock(&srpt_mutex);
+}
+
+static bool srpt_tport_enabled(const struct srpt_tport *tport)
+{
+	struct srpt_tpg *stpg;
+
+	lockdep_assert_held(&srpt_mutex);
+	list_for_each_entry(stpg, &tport->tpgs, entry)
+		if (stpg->enabled)
+			return true;
+	return false;
+}
+
+/* Whether @tport is named after @gid or its GUID half. */
+static bool srpt_tport_names(const struct srpt_tport *tport,
+			     const union ib_gid *gid)
+{
+	return !memcmp(tport->id, tport->id_len == 16 ? gid->raw :
+		       gid->raw + 8, tport->id_len);
 }
 
 /*
@@ -165,10 +193,9 @@ static struct srpt_tport *srpt_find_tport(const union ib_gid *gid)
 
 	lockdep_assert_held(&srpt_mutex);
 	list_for_each_entry(tport, &srpt_tport_list, entry) {
-		if (memcmp(tport->id, tport->id_len == 16 ? gid->raw :
-			   gid->raw + 8, tport->id_len))
+		if (!srpt_tport_names(tport, gid))
 			continue;
-		if (tport->tpg && tport->tpg->enabled)
+		if (srpt_tport_enabled(tport))
 			return tport;
 		if (!found)
 			found = tport;
@@ -758,14 +785,13 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 	return 0;
 }
 
-/* How well the node ACL @id names the initiator of @ch / @lc. */
+/* How well the node ACL @id names the initiator of @lc. */
 static enum srpt_acl_rank srpt_acl_match(const struct srpt_acl_id *id,
-					 const struct srpt_rdma_ch *ch,
 					 const struct srpt_login_ctx *lc)
 {
-	if (id->has_port_id && !memcmp(id->port_id, ch->i_port_id, 16))
+	if (id->has_port_id && !memcmp(id->port_id, lc->lg.i_port_id, 16))
 		return SRPT_ACL_BY_PORT_ID;
-	if (id->has_guid && !memcmp(id->guid, ch->i_port_id + 8, 8))
+	if (id->has_guid && !memcmp(id->guid, lc->lg.i_port_id + 8, 8))
 		return SRPT_ACL_BY_GUID;
 	if (id->has_ip && lc->has_ip && !memcmp(id->ip, &lc->ip_raw, 16))
 		return SRPT_ACL_BY_IP;
@@ -773,18 +799,20 @@ static enum srpt_acl_rank srpt_acl_match(const struct srpt_acl_id *id,
 }
 
 /*
- * Find the node ACL that admits the initiator: by its port ID, else its
- * port GUID, else (RDMA/CM) its IP address, in whatever spelling the ACL
- * was created with (srpt_fabric.c parsed it). The session is set up with
- * that ACL's name.
+ * The best node ACL of an enabled @stpg for the initiator of @lc, if it
+ * is better than *@best: then *@best, lc->stpg and lc->acl_name are set.
  */
-static u32 srpt_pick_acl(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
+static void srpt_tpg_pick_acl(struct srpt_tpg *stpg,
+			      struct srpt_login_ctx *lc,
+			      enum srpt_acl_rank *best)
 {
-	struct se_portal_group *se_tpg = &ch->stpg->se_tpg;
-	enum srpt_acl_rank best = SRPT_ACL_NO_MATCH, rank;
+	struct se_portal_group *se_tpg = &stpg->se_tpg;
 	struct se_node_acl *se_nacl;
 	struct srpt_node_acl *nacl;
+	enum srpt_acl_rank rank;
 
+	if (!stpg->enabled)
+		return;
 	mutex_lock(&se_tpg->acl_node_mutex);
 	list_for_each_entry(se_nacl, &se_tpg->acl_node_list, acl_list) {
 		nacl = container_of(se_nacl, struct srpt_node_acl, nacl);
@@ -793,18 +821,50 @@ static u32 srpt_pick_acl(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 		/* Pairs with the release in srpt_init_nodeacl(). */
 		if (!smp_load_acquire(&nacl->id_valid))
 			continue;
-		rank = srpt_acl_match(&nacl->id, ch, lc);
-		if (rank < best) {
-			best = rank;
-			strscpy(ch->sess_name, se_nacl->initiatorname,
-				sizeof(ch->sess_name));
+		rank = srpt_acl_match(&nacl->id, lc);
+		if (rank < *best) {
+			*best = rank;
+			lc->stpg = stpg;
+			strscpy(lc->acl_name, se_nacl->initiatorname,
+				sizeof(lc->acl_name));
 		}
 	}
 	mutex_unlock(&se_tpg->acl_node_mutex);
-	if (best != SRPT_ACL_NO_MATCH)
-		return 0;
-	strscpy(lc->why, "no ACL for it", sizeof(lc->why));
-	return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+}
+
+/*
+ * Login step: the TPG and node ACL that admit the initiator. Every enabled
+ * TPG of every target port named after the receiving port (by its GID or
+ * its GUID) is a candidate; the best ACL match wins - by port ID, else
+ * port GUID, else (RDMA/CM) IP address, in whatever spelling the ACL was
+ * created with (srpt_names.c parsed it). On a tie the port named by GID
+ * wins over one named by GUID, then the port made first, then the TPG
+ * with the lowest tag. The session is set up with that ACL's name.
+ */
+static u32 srpt_login_pick_tpg(struct srpt_login_ctx *lc)
+{
+	enum srpt_acl_rank best = SRPT_ACL_NO_MATCH;
+	struct srpt_tport *tport;
+	struct srpt_tpg *stpg;
+	int id_len;
+
+	lockdep_assert_held(&srpt_mutex);
+	for (id_len = 16; id_len >= 8; id_len -= 8) {
+		list_for_each_entry(tport, &srpt_tport_list, entry) {
+			if (tport->id_len != id_len ||
+			    !srpt_tport_names(tport, &lc->gid))
+				continue;
+			list_for_each_entry(stpg, &tport->tpgs, entry)
+				srpt_tpg_pick_acl(stpg, lc, &best);
+		}
+	}
+	if (best == SRPT_ACL_NO_MATCH) {
+		strscpy(lc->why, "no ACL for it", sizeof(lc->why));
+		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+	}
+	/* Counted, and named in the log, for the port that admitted it. */
+	lc->tport = lc->stpg->tport;
+	return 0;
 }
 
 /* Login step: the device and port the request came in on. */
@@ -878,17 +938,17 @@ static u32 srpt_login_find_tpg(struct srpt_login_ctx *lc)
 		strscpy(lc->why, "the port has no GID", sizeof(lc->why));
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	}
+	lc->gid = gid;
 	lc->tport = srpt_find_tport(&gid);
 	if (!lc->tport) {
 		snprintf(lc->why, sizeof(lc->why),
 			 "no target port is named after GID %pI6", gid.raw);
 		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
 	}
-	if (!lc->tport->tpg || !lc->tport->tpg->enabled) {
+	if (!srpt_tport_enabled(lc->tport)) {
 		strscpy(lc->why, "its TPG is not enabled", sizeof(lc->why));
 		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
 	}
-	lc->stpg = lc->tport->tpg;
 	return 0;
 }
 
@@ -929,8 +989,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	memcpy(ch->t_port_id, lc->lg.t_port_id, 16);
 	ch->id = atomic_inc_return(&srpt_ch_ids);
 	strscpy(ch->peer, lc->peer, sizeof(ch->peer));
-	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
-		 ch->i_port_id);
+	strscpy(ch->sess_name, lc->acl_name, sizeof(ch->sess_name));
 	ch->rq_size = min3(READ_ONCE(stpg->attrib.credits),
 			   srpt_max_credits(),
 			   (u32)lc->ib_dev->attrs.max_qp_wr / 4);
@@ -1013,7 +1072,7 @@ static u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 		snprintf(lc->why, sizeof(lc->why),
 			 "LIO session setup failed: %ld", PTR_ERR(ch->sess));
 		ch->sess = NULL;
-		/* -EACCES: the ACL went away since srpt_pick_acl(). */
+		/* -EACCES: the ACL went away since srpt_login_pick_tpg(). */
 		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
 	}
 	srpt_res_add(SRPT_RES_SESSIONS, 1);
@@ -1044,9 +1103,10 @@ static u32 srpt_ch_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	}
 	trace_srpt_login(ch);
-	pr_info("%s%s%s logged in to %s: req_lim %u, send queue %u, max_it_iu_len %u, max_ti_iu_len %u, immediate data %s\n",
+	pr_info("%s%s%s logged in to %s/tpgt_%u: req_lim %u, send queue %u, max_it_iu_len %u, max_ti_iu_len %u, immediate data %s\n",
 		ch->sess_name, lc->ip[0] ? " at " : "", lc->ip,
-		ch->stpg->tport->name, ch->rq_size, ch->sq_wr_total,
+		ch->stpg->tport->name, ch->stpg->tag, ch->rq_size,
+		ch->sq_wr_total,
 		ch->max_req_size,
 		ch->max_rsp_size, ch->imm_data_offset ? "yes" : "no");
 	return 0;
@@ -1064,6 +1124,8 @@ static u32 srpt_login_locked(struct srpt_login_ctx *lc,
 		reason = srpt_login_find_tpg(lc);
 	if (!reason)
 		reason = srpt_login_check(lc);
+	if (!reason)
+		reason = srpt_login_pick_tpg(lc);
 	if (reason)
 		return reason;
 	*ch = srpt_ch_alloc(lc);
@@ -1071,9 +1133,7 @@ static u32 srpt_login_locked(struct srpt_login_ctx *lc,
 		strscpy(lc->why, "out of memory", sizeof(lc->why));
 		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 	}
-	reason = srpt_pick_acl(*ch, lc);
-	if (!reason)
-		reason = srpt_ch_check_limits(*ch, lc);
+	reason = srpt_ch_check_limits(*ch, lc);
 	if (!reason)
 		reason = srpt_ch_setup(*ch, lc);
 	if (!reason)

@@ -690,8 +690,10 @@ void srpt_aborted_task(struct se_cmd *se_cmd)
 	struct srpt_cmd *cmd = container_of(se_cmd, struct srpt_cmd, se_cmd);
 
 	pr_debug("%s: task %#llx aborted\n", cmd->ch->sess_name, cmd->tag);
-	srpt_ch_count(cmd->ch, SRPT_STAT_ABORTS, 1);
 	cmd->tas_rsp = READ_ONCE(cmd->clear_tas);
+	/* A TASK ABORTED response is counted when it is sent, not here. */
+	if (!cmd->tas_rsp)
+		srpt_ch_count(cmd->ch, SRPT_STAT_ABORTS, 1);
 }
 
 /**

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The LIO fabric "srpt": target ports (WWNs named by port GID or GUID),
- * their TPG, node ACLs and the configfs attributes.
+ * their TPGs (tpgt_1, tpgt_2, ...), node ACLs and the configfs attributes.
  *
  * configfs layout (what targetcli / rtslib create):
  *   target/srpt/discovery_auth/rdma_cm_port
- *   target/srpt/0x<32 hex: port GID>/tpgt_1/{enable,attrib/,acls/,lun/}
+ *   target/srpt/0x<32 hex: port GID>/tpgt_<N>/{enable,attrib/,acls/,lun/}
  *   target/srpt/<xxxx:xxxx:xxxx:xxxx: port GUID>/...
  *   target/srpt/<port>/tpgt_1/acls/0x<32 hex: initiator port ID>
  *   target/srpt/<port>/tpgt_1/acls/<initiator IP address> (RDMA/CM)
@@ -13,15 +13,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/configfs.h>
-#include <linux/ctype.h>
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 #include "ib_srpt.h"
 #include "srpt_compat.h"
+#include "srpt_names.h"
 
 static struct srpt_tpg *srpt_tpg(struct se_portal_group *se_tpg)
 {
@@ -35,7 +34,7 @@ static char *srpt_get_fabric_wwn(struct se_portal_group *se_tpg)
 
 static u16 srpt_get_tag(struct se_portal_group *se_tpg)
 {
-	return 1;
+	return srpt_tpg(se_tpg)->tag;
 }
 
 static int srpt_check_false(struct se_portal_group *se_tpg)
@@ -50,7 +49,7 @@ static int srpt_check_true(struct se_portal_group *se_tpg)
 
 static u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
 {
-	return 1;
+	return srpt_tpg(se_tpg)->tag;
 }
 
 static u32 srpt_sess_get_index(struct se_session *se_sess)
@@ -73,37 +72,6 @@ static void srpt_close_session(struct se_session *se_sess)
 	srpt_logout_ch(se_sess->fabric_sess_ptr, SRPT_T_LOGOUT_NONE);
 }
 
-/*
- * Parse a port name: a GID as "0x" + 32 hex digits (rtslib), 32 hex digits
- * or eight colon-separated groups of four, or a GUID as 16 hex digits or
- * "xxxx:xxxx:xxxx:xxxx". Returns the number of bytes (16 or 8) or -EINVAL.
- */
-static int srpt_parse_port_name(const char *name, u8 *id)
-{
-	char hex[33];
-	int n = 0, group = 0;
-
-	if (!strncasecmp(name, "0x", 2))
-		name += 2;
-	for (; *name && n < 32; name++) {
-		if (*name == ':') {
-			if (group != 4)
-				return -EINVAL;
-			group = 0;
-			continue;
-		}
-		if (!isxdigit(*name))
-			return -EINVAL;
-		hex[n++] = *name;
-		group++;
-	}
-	if (*name || (n != 32 && n != 16))
-		return -EINVAL;
-	if (hex2bin(id, hex, n / 2))
-		return -EINVAL;
-	return n / 2;
-}
-
 static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 				      struct config_group *group,
 				      const char *name)
@@ -118,8 +86,8 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 		return ERR_PTR(-ENOMEM);
 	len = srpt_parse_port_name(name, tport->id);
 	if (len < 0) {
-		pr_err("%s is not a port GID (0x + 32 hex digits) or GUID (xxxx:xxxx:xxxx:xxxx)\n",
-		       name);
+		pr_err_ratelimited("%.*s is not a port GID ([0x]<32 hex digits> or eight groups xxxx:...:xxxx) or GUID ([0x]<16 hex digits> or xxxx:xxxx:xxxx:xxxx)\n",
+				   (int)sizeof(tport->name), name);
 		kfree(tport);
 		return ERR_PTR(-EINVAL);
 	}
@@ -142,28 +110,32 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 {
 	struct srpt_tport *tport = container_of(wwn, struct srpt_tport, wwn);
 	struct srpt_tpg *stpg;
+	u16 tag;
 	int ret;
 
+	/* tpgt_<1..65535>: a port may have several (srpt_login_pick_tpg()). */
+	if (strncmp(name, "tpgt_", 5) || kstrtou16(name + 5, 10, &tag) ||
+	    !tag) {
+		pr_err_ratelimited("%s/%.*s: name a TPG tpgt_<1..65535>\n",
+				   tport->name, 16, name);
+		return ERR_PTR(-EINVAL);
+	}
 	stpg = kzalloc(sizeof(*stpg), GFP_KERNEL);
 	if (!stpg)
 		return ERR_PTR(-ENOMEM);
 	stpg->tport = tport;
+	stpg->tag = tag;
 	stpg->attrib.max_rdma_size = SRPT_DEF_RDMA_SIZE;
 	stpg->attrib.max_rsp_size = SRPT_DEF_RSP_SIZE;
 	stpg->attrib.sq_size = SRPT_DEF_SQ_SIZE;
 	stpg->attrib.credits = SRPT_DEF_CREDITS;
-	/* Not enabled, so no login finds it before it is registered. */
-	if (srpt_tport_set_tpg(tport, stpg)) {
-		pr_err("%s: only one TPG per target port\n", tport->name);
-		kfree(stpg);
-		return ERR_PTR(-EEXIST);
-	}
 	ret = core_tpg_register(wwn, &stpg->se_tpg, SCSI_PROTOCOL_SRP);
 	if (ret) {
-		srpt_tport_set_tpg(tport, NULL);
 		kfree(stpg);
 		return ERR_PTR(ret);
 	}
+	/* Not enabled, so no login uses it before it is set up. */
+	srpt_tport_add_tpg(tport, stpg);
 	return &stpg->se_tpg;
 }
 
@@ -178,58 +150,9 @@ static void srpt_drop_tpg(struct se_portal_group *se_tpg)
 	struct srpt_tpg *stpg = srpt_tpg(se_tpg);
 
 	srpt_tpg_enable(stpg, false);
-	srpt_tport_set_tpg(stpg->tport, NULL);
+	srpt_tport_del_tpg(stpg);
 	core_tpg_deregister(se_tpg);
 	kfree(stpg);
-}
-
-/*
- * in6_pton() lets a group have more than four digits if they start with
- * zeros ("0:...:00001"): such a name is not an address anyone writes for
- * one, but likely a mistyped port ID; refuse it.
- */
-static bool srpt_ipv6_groups_ok(const char *name)
-{
-	unsigned int digits = 0;
-
-	for (; *name; name++) {
-		digits = isxdigit(*name) ? digits + 1 : 0;
-		if (digits > 4)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Parse a node ACL name into what it admits (struct srpt_acl_id): an
- * initiator port ID ([0x]<32 hex>, or eight colon-separated groups of
- * four), a port GUID ([0x]<16 hex> or xxxx:xxxx:xxxx:xxxx) or an IP
- * address (IPv4, IPv6 compressed or expanded). Hex digits in either case.
- * A name of eight groups of four is both a port ID and an IPv6 address.
- */
-static int srpt_parse_acl_name(const char *name, struct srpt_acl_id *id)
-{
-	u8 raw[16], v4[4];
-
-	memset(id, 0, sizeof(*id));
-	switch (srpt_parse_port_name(name, raw)) {
-	case 16:
-		memcpy(id->port_id, raw, 16);
-		id->has_port_id = true;
-		break;
-	case 8:
-		memcpy(id->guid, raw, 8);
-		id->has_guid = true;
-		break;
-	}
-	if (in4_pton(name, -1, v4, -1, NULL)) {
-		ipv6_addr_set_v4mapped(*(__be32 *)v4, (struct in6_addr *)id->ip);
-		id->has_ip = true;
-	} else if (srpt_ipv6_groups_ok(name) &&
-		   in6_pton(name, -1, id->ip, -1, NULL)) {
-		id->has_ip = true;
-	}
-	return id->has_port_id || id->has_guid || id->has_ip ? 0 : -EINVAL;
 }
 
 /*
@@ -246,8 +169,8 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 						  struct srpt_node_acl, nacl);
 
 	if (srpt_parse_acl_name(name, &nacl->id)) {
-		pr_err("ACL %s: name it by the initiator port ID (0x + 32 hex digits), its port GUID (xxxx:xxxx:xxxx:xxxx) or, for RDMA/CM logins, its IP address\n",
-		       name);
+		pr_err_ratelimited("ACL %.*s: not taken; the whole name must be the initiator port ID ([0x]<32 hex digits> or eight groups xxxx:...:xxxx), its port GUID ([0x]<16 hex digits> or xxxx:xxxx:xxxx:xxxx) or, for RDMA/CM logins, its IP address (IPv4 a.b.c.d, IPv6), shorter than %d characters\n",
+				   SRPT_ACL_NAME_MAX, name, SRPT_ACL_NAME_MAX);
 		config_item_set_name(&se_nacl->acl_group.cg_item, "refused");
 		return -EINVAL;
 	}

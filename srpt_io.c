@@ -966,10 +966,14 @@ static void srpt_cmd_done(struct srpt_cmd *cmd)
 
 /*
  * The data-in of a command cannot be moved: answer it with CHECK
- * CONDITION, ABORTED COMMAND (the initiator retries), and no data.
+ * CONDITION, ABORTED COMMAND (the initiator retries), and no data. The
+ * response it replaces was counted by srpt_send_rsp(): an error now, unless
+ * that one was counted as an error already.
  */
 static void srpt_data_in_failed(struct srpt_cmd *cmd)
 {
+	bool was_error = srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len) ==
+			 SRPT_RSP_ERROR;
 	u32 sense_len;
 
 	sense_len = srpt_fixed_sense(cmd->sense, sizeof(cmd->sense),
@@ -978,6 +982,10 @@ static void srpt_data_in_failed(struct srpt_cmd *cmd)
 				      cmd->tag, 0, SAM_STAT_CHECK_CONDITION,
 				      cmd->sense, sense_len, 0, 0, 0);
 	cmd->rsp_with_data = false;
+	if (!was_error)
+		srpt_ch_count(cmd->ch, SRPT_STAT_ERRORS, 1);
+	trace_srpt_send_rsp(cmd->ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len,
+			    false);
 	srpt_start(cmd);
 }
 

@@ -100,13 +100,43 @@ done
 # with a 5-digit last group: the kernel's in6_pton() takes it for an IPv6
 # address (it allows more than four digits when they start with zeros),
 # and an ACL by that address would never match the initiator meant.
+# Then names that start with an address, port ID or GUID and go on: the
+# kernel's in4_pton()/in6_pton() stop at the first character that cannot
+# be in an address, so "192.0.2.1O" (a typo for .10) or "192.0.2.1-old"
+# would admit 192.0.2.1; a port name with a trailing ':' or a last group
+# of the wrong length; a name of 64 characters or more (sessions are named
+# after the ACL in 64 bytes).  Each is refused with a log line naming the
+# forms that are taken.
+long=$(printf '%-63s' "$TGT_IP" | tr ' ' 0)x
 for name in foo 0x123 1.2.3 "${id}0" "0x${id%?}g" 192.0.2.256 2001:db8:::1 \
-	"$(groups "$id"):0" "$(groups "$id")0"; do
+	"$(groups "$id"):0" "$(groups "$id")0" \
+	"${TGT_IP}O" "$TGT_IP-old" "$TGT_IP:3260" "$TGT_IP6-hostA" "$TGT_IP6%veth0" \
+	"[$TGT_IP6]" 192.0.2.010 "$(groups "$id"):" "$(groups "$guid"):" \
+	"$(groups "$guid")0" "$(groups "${guid%?}")" "0x$(groups "$guid")" "$long"; do
 	if mkdir "$ACLS/$name" 2>/tmp/mkdir.err; then
 		rmdir "$ACLS/$name"
 		fail "ACL name '$name' accepted"
 	fi
 	grep -q 'Invalid argument' /tmp/mkdir.err || fail "ACL name '$name': $(cat /tmp/mkdir.err), not EINVAL"
 done
-log "ACL names foo, 0x123, 1.2.3, 33 hex digits, ... refused with EINVAL"
-pass "ACLs by port ID (0x/plain/groups, either case), GUID, IPv4 and IPv6 (compressed/expanded/upper) admit ib_srp and log it out when removed; bad names EINVAL; no match refused"
+# The log line (rate-limited: checked for one name after a pause).
+sleep 5
+dmesg -C
+mkdir "$ACLS/${TGT_IP}O" 2>/dev/null && fail "ACL name '${TGT_IP}O' accepted"
+dmesg | grep -q "ACL ${TGT_IP}O: not taken; the whole name must be the initiator port ID" ||
+	fail "ACL name '${TGT_IP}O' refused without the log line naming the forms"
+log "ACL names foo, 0x123, 1.2.3, 33 hex digits, ${TGT_IP}O, $TGT_IP-old, $TGT_IP:3260, $TGT_IP6-hostA, trailing ':', 64 characters ... refused with EINVAL and a log line"
+
+# Target port names are as exact: a GUID with a trailing ':' or a last
+# group of 3 or 5 digits, a GID with 33 digits.
+tguid=${TGT_GID:16:16}
+for name in "$(groups "$tguid"):" "$(groups "$tguid")0" "$(groups "${tguid%?}")" \
+	"0x${TGT_GID}0" "0x$(groups "$tguid")"; do
+	if mkdir "$SRPT_DIR/$name" 2>/tmp/mkdir.err; then
+		rmdir "$SRPT_DIR/$name"
+		fail "target port name '$name' accepted"
+	fi
+	grep -q 'Invalid argument' /tmp/mkdir.err || fail "target port name '$name': $(cat /tmp/mkdir.err), not EINVAL"
+done
+log "target port names with a trailing ':', a 5- or 3-digit last group or 33 digits refused with EINVAL"
+pass "ACLs by port ID (0x/plain/groups, either case), GUID, IPv4 and IPv6 (compressed/expanded/upper) admit ib_srp and log it out when removed; bad names (trailing junk, 64 characters) EINVAL; bad port names EINVAL; no match refused"

@@ -22,12 +22,17 @@
 # (0x00010001).  Last, the raw initiator makes the port's counters move by
 # amounts the target's code fixes, and every other counter stay: an ABORT
 # TASK of a READ held in a slow LUN counts one abort and one TMF, no error
-# and no data; a 4 KiB WRITE from a wrong rkey one failed work request
-# (wr_errors) and one error; 8 WRITEs sent back to back, each needing
-# more than half of the send queue (srp_sq_size 4, srp_max_rdma_size
-# 4096), make at least 7 and at most 16 transfers and responses wait
-# (sq_waits), move exactly their bytes, and the port's figures equal the
-# released channels' plus the live one's while its channel is held.
+# and no data; a CLEAR TASK SET with TAS over 12 READs on 3 channels of 2
+# I_T nexuses 12 aborts (each once: the 4 answered TASK ABORTED are not
+# counted again when LIO aborts them) and one TMF; a 4 KiB WRITE from a
+# wrong rkey one failed work request (wr_errors) and one error; 8 WRITEs
+# sent back to back, each needing more than half of the send queue
+# (srp_sq_size 4, srp_max_rdma_size 4096), make at least 7 and at most 16
+# transfers and responses wait (sq_waits), move exactly their bytes, and
+# the port's figures equal the released channels' plus the live one's
+# while its channel is held; a READ needing the whole send queue, which
+# cannot be moved, one error (its CHECK CONDITION replaces the GOOD
+# response queued).
 # stock: skip the in-kernel module has no such counters
 . "$PROJECT/tools/guest-lib.sh"
 
@@ -278,6 +283,27 @@ raw_client "$RAW" --lun 1 abort-task >/tmp/raw.out 2>&1 || fail "abort-task: $(c
 wait_for 30 all_released || fail "channels not released"
 moved "ABORT TASK of a READ in flight" commands=4 task_mgmt=1 aborts=1
 
+# CLEAR TASK SET on the slow LUN with TAS on, 4 READs in flight on each of
+# 3 channels: 2 of the issuing I_T nexus (their READs end without a
+# response: srpt_aborted_task() counts each) and 1 of another initiator
+# port (its READs are answered TASK ABORTED: counted when each response
+# is sent, not a second time when LIO aborts them): 12 aborts, one TMF, no
+# error.  Commands: 12 READs, a TEST UNIT READY per channel after the
+# logins, after the READs and at the end, the MODE SENSE that reads the
+# TAS bit (its data: bytes_out).
+OTHER=000000000000000000000000c0ffee02
+targetcli_q "/srpt/$TGT_WWN/acls" create "ib.$OTHER" || fail "ACL ib.$OTHER"
+raw_client "$OTHER" --lun 1 login-ok >/tmp/raw.out 2>&1 || fail "login-ok of $OTHER: $(cat /tmp/raw.out)"
+# LIO's default; it cannot be changed while the LU is exported.
+[ "$(cat /sys/kernel/config/target/core/iblock_*/slow/attrib/emulate_tas)" = 1 ] || fail "emulate_tas is not 1 on slow"
+wait_for 30 all_released || fail "channels not released"
+snap
+raw_client "$RAW" --lun 1 --other-initiator "$OTHER" clear-task-set >/tmp/raw.out 2>&1 ||
+	fail "clear-task-set: $(cat /tmp/raw.out)"
+grep -q "TAS 1: b's 4 READs answered TASK ABORTED" /tmp/raw.out || fail "clear-task-set: not TAS 1: $(cat /tmp/raw.out)"
+wait_for 30 all_released || fail "channels not released"
+moved "CLEAR TASK SET with TAS over 12 READs, 4 of another I_T nexus" commands=22 task_mgmt=1 aborts=12 bytes_out=1..64
+
 # A 4 KiB WRITE from a wrong rkey: the target's one RDMA READ (a single
 # work request, the signaled one) fails with a remote access error:
 # srpt_read_done() counts it (wr_errors; flushes are not counted) and
@@ -334,15 +360,26 @@ wait_gone 30 $burst || fail "burst: the client does not end"
 wait $burst || fail "burst: $(cat /tmp/burst.out)"
 wait_for 30 all_released || fail "channels not released"
 moved "$K WRITEs of $len bytes, send queue $SQ" commands=$((K + 1)) bytes_in=$((K * len)) sq_waits=$((K - 1))..$((2 * K))
+
+# A READ whose data-in needs as many RDMA WRITEs as the send queue has work
+# requests (one 4 KiB context each, plus the response) cannot be moved:
+# the target answers CHECK CONDITION, ABORTED COMMAND instead of the GOOD
+# status LIO queued, and counts one error.  No data.  Commands: the READ
+# and two TEST UNIT READYs.
+snap
+raw_client "$RAW" --length $((SQ * 4096)) read-fails >/tmp/raw.out 2>&1 ||
+	fail "read-fails: $(cat /tmp/raw.out)"
+wait_for 30 all_released || fail "channels not released"
+moved "READ of $((SQ * 4096)) bytes over a send queue of $SQ" commands=3 errors=1
 echo "$sq0" >"$A/srp_sq_size" || fail "srp_sq_size=$sq0"
 echo "$rdma0" >"$A/srp_max_rdma_size" || fail "srp_max_rdma_size=$rdma0"
 
 # Accepted: the clients' valid logins after 3 refusals, ib_srp 4 channels,
-# the raw initiator 7 since the slow LUN; refused: 5 + the 3 limits.
-is "$LS" accepted 15
+# the raw initiators 12 since the slow LUN; refused: 5 + the 3 limits.
+is "$LS" accepted 20
 is "$LS" rejected 8
-[ "$(srpt_event logins_accepted)" = 15 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
+[ "$(srpt_event logins_accepted)" = 20 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
 [ "$(srpt_event logins_refused)" = 8 ] || fail "debugfs events: $(cat /sys/kernel/debug/ib_srpt/events)"
 for f in "$LS"/* "$PS"/*; do echo "$(basename "$(dirname "$f")")/$(basename "$f") $(cat "$f")"; done >"$RESULTS/counters.txt"
 [ -z "$(klog_splats)" ] || fail "kernel splat: $(klog_splats)"
-pass "5 refusals counted by reason with the last one's initiator, address and reason, one log line each; ib_srp's credits as the target counts them; 1 MiB each way counted exactly, a READ past the end one error, sg_reset one TMF; port figures = its channels', kept after logout; channel limits refuse with 0x10006, 0x10005, 0x10001; ABORT TASK +1 aborts, bad rkey +1 wr_errors, $K WRITEs over a one-transfer send queue sq_waits +$((K - 1))..$((2 * K)), nothing else moved"
+pass "5 refusals counted by reason with the last one's initiator, address and reason, one log line each; ib_srp's credits as the target counts them; 1 MiB each way counted exactly, a READ past the end one error, sg_reset one TMF; port figures = its channels', kept after logout; channel limits refuse with 0x10006, 0x10005, 0x10001; ABORT TASK +1 aborts, CLEAR TASK SET with TAS over 12 READs +12 aborts, bad rkey +1 wr_errors, $K WRITEs over a one-transfer send queue sq_waits +$((K - 1))..$((2 * K)), a READ that cannot be moved +1 errors, nothing else moved"

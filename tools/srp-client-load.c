@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * srp-client-load - the srp-client cases that load the target rather than
- * check single answers (login-storm, flood, over-credit, burst); tools for
- * other scenarios, not in "all".
+ * check single answers (login-storm, flood, over-credit, burst, read-fails);
+ * tools for other scenarios, not in "all".
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -404,6 +404,57 @@ int case_burst(void)
 		pump(&c, 200);
 	if (dead(&c))
 		ret = failf("the channel died while held");
+out:
+	conn_close(&c);
+	return ret;
+}
+
+/*
+ * read-fails: one READ(10) of --length bytes into one direct descriptor,
+ * which the target cannot move (tests/27 makes its transfer need more work
+ * requests than the send queue has): answered with CHECK CONDITION,
+ * ABORTED COMMAND, and no data; then a TEST UNIT READY is GOOD.
+ */
+int case_read_fails(void)
+{
+	struct seg s = { R_OFF, g_length };
+	uint8_t iu[64], cdb[10];
+	struct conn c;
+	struct rsp r;
+	struct iu *a;
+	uint64_t tag;
+	int ret;
+
+	if (!g_length || g_length % 512 || g_length / 512 > 0xffff)
+		return failf("read-fails: --length a multiple of 512 up to 32 MiB");
+	if (g_data_len < R_OFF + g_length)
+		g_data_len = R_OFF + g_length;
+	ret = login_tur(&c);
+	if (ret)
+		goto out;
+	rw10_cdb(cdb, false, 0, g_length / 512);
+	ret = send_iu(&c, iu, build_data_cmd(&c, iu, cdb, 10, false, DIRECT,
+					     &s, 1), true);
+	tag = get_tag(iu);
+	if (ret)
+		goto out;
+	a = wait_iu(&c, true, tag, SRP_RSP);
+	if (!a) {
+		ret = failctx("READ of %u bytes", g_length);
+		goto out;
+	}
+	ret = parse_rsp(a, tag, &r);
+	free(a);
+	if (ret)
+		goto out;
+	if (r.status != 0x02 || !(r.flags & SRP_RSP_FLAG_SNSVALID) ||
+	    sense_key(&r) != 0x0b) {
+		ret = failf("READ of %u bytes: status %#x, flags %#x, sense key %d; want CHECK CONDITION, ABORTED COMMAND",
+			    g_length, r.status, r.flags, sense_key(&r));
+		goto out;
+	}
+	note("READ of %u bytes -> CHECK CONDITION, ABORTED COMMAND", g_length);
+	ret = tur_good(&c);
 out:
 	conn_close(&c);
 	return ret;
