@@ -43,7 +43,8 @@
 
 /* Defaults and bounds of the tunables. */
 #define SRPT_DEF_MAX_REQ_SIZE	8260	/* ib_srp's default with imm. data */
-#define SRPT_MIN_MAX_REQ_SIZE	SRPT_MIN_IU_LEN
+/* The in-kernel module's lower bound. */
+#define SRPT_MIN_MAX_REQ_SIZE	996
 #define SRPT_MAX_MAX_REQ_SIZE	65536
 /* srp_sq_size: as the in-kernel module (a cap on the send queue here). */
 #define SRPT_DEF_SQ_SIZE	4096
@@ -55,6 +56,10 @@
 #define SRPT_DEF_CREDITS	256
 #define SRPT_MIN_CREDITS	16
 #define SRPT_MAX_CREDITS	4096
+/* srpt_srq_size, as in the in-kernel module. */
+#define SRPT_DEF_SRQ_SIZE	4095
+#define SRPT_MIN_SRQ_SIZE	4
+#define SRPT_MAX_SRQ_SIZE	65535
 /* srp_max_channels(_per_initiator): 0 is no limit. */
 #define SRPT_MAX_CHANNELS	65535
 #define SRPT_DEF_RSP_SIZE	256
@@ -860,7 +865,8 @@ void srpt_srq_destroy(struct srpt_srq *srq);
 
 /* srpt_ch.c: login, channel lifecycle, port and device registry */
 u32 srpt_max_req_size(void);
-u32 srpt_max_credits(void);
+u32 srpt_srq_depth(void);
+int srpt_check_params(void);
 int srpt_login(struct srpt_login_ctx *lc);
 void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch);
 void srpt_cm_closed(struct srpt_rdma_ch *ch, const char *why);

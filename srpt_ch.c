@@ -37,36 +37,63 @@ static LIST_HEAD(srpt_ch_list);
 static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_waitq);
 static atomic_t srpt_ch_ids = ATOMIC_INIT(0);
 
-/* int, as in the in-kernel module; out-of-range values are clamped. */
+/* int, as in the in-kernel module; out of range, the module does not load. */
 static int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
 module_param(srp_max_req_size, int, 0444);
 MODULE_PARM_DESC(srp_max_req_size,
-		 "Largest SRP request (REQ_IT_IU_LEN) accepted at login, in bytes, 64..65536; immediate data needs room for it (default 8260)");
+		 "Largest SRP request (REQ_IT_IU_LEN) accepted at login, in bytes, 996..65536; immediate data needs room for it (default 8260)");
 
-static int srpt_srq_size = SRPT_MAX_CREDITS;
+static int srpt_srq_size = SRPT_DEF_SRQ_SIZE;
 module_param(srpt_srq_size, int, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
-		 "Shared receive queue (SRQ) size: receive buffers of a device's SRQ, which channels of TPGs with use_srq=1 share; also the most credits a channel gets, whatever the TPG's srp_credits; 16..4096 (default 4096)");
+		 "Shared receive queue (SRQ) size: receive buffers of a device's SRQ, which channels of TPGs with use_srq=1 share; 4..65535 (default 4095)");
+
+/**
+ * srpt_check_params() - refuse out-of-range module parameters
+ *
+ * As the in-kernel module does: the module does not load, and a log line
+ * names the parameter and its range.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int srpt_check_params(void)
+{
+	int ret = 0;
+
+	if (srp_max_req_size < SRPT_MIN_MAX_REQ_SIZE ||
+	    srp_max_req_size > SRPT_MAX_MAX_REQ_SIZE) {
+		pr_err("srp_max_req_size=%d out of range %d..%d\n",
+		       srp_max_req_size, SRPT_MIN_MAX_REQ_SIZE,
+		       SRPT_MAX_MAX_REQ_SIZE);
+		ret = -EINVAL;
+	}
+	if (srpt_srq_size < SRPT_MIN_SRQ_SIZE ||
+	    srpt_srq_size > SRPT_MAX_SRQ_SIZE) {
+		pr_err("srpt_srq_size=%d out of range %d..%d\n",
+		       srpt_srq_size, SRPT_MIN_SRQ_SIZE, SRPT_MAX_SRQ_SIZE);
+		ret = -EINVAL;
+	}
+	return ret;
+}
 
 /**
  * srpt_max_req_size() - the largest SRP request a login may ask for
  *
- * Return: srp_max_req_size, within its bounds.
+ * Return: srp_max_req_size (checked at load).
  */
 u32 srpt_max_req_size(void)
 {
-	return clamp_t(int, srp_max_req_size, SRPT_MIN_MAX_REQ_SIZE,
-		       SRPT_MAX_MAX_REQ_SIZE);
+	return srp_max_req_size;
 }
 
 /**
- * srpt_max_credits() - the most credits a channel gets
+ * srpt_srq_depth() - the receive buffers of a device's SRQ
  *
- * Return: srpt_srq_size, within its bounds.
+ * Return: srpt_srq_size (checked at load).
  */
-u32 srpt_max_credits(void)
+u32 srpt_srq_depth(void)
 {
-	return clamp_t(int, srpt_srq_size, SRPT_MIN_CREDITS, SRPT_MAX_CREDITS);
+	return srpt_srq_size;
 }
 
 /* Ranks of the ways a node ACL can name an initiator, best first. */
@@ -548,14 +575,20 @@ static void srpt_rtu_timeout_work(struct work_struct *w)
 static void srpt_ch_use_srq(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
+	u32 size = srpt_srq_depth();
 	struct srpt_srq *srq;
 
 	if (!READ_ONCE(ch->stpg->attrib.use_srq))
 		return;
 	mutex_lock(&srpt_srq_mutex);
 	if (!sdev->srq) {
-		srq = srpt_create_srq(sdev, srpt_max_credits(),
-				      srpt_max_req_size());
+		if (size > sdev->ib_dev->attrs.max_srq_wr) {
+			size = sdev->ib_dev->attrs.max_srq_wr;
+			pr_info("%s: srpt_srq_size %u above the device's limit: SRQ of %u\n",
+				dev_name(&sdev->ib_dev->dev), srpt_srq_depth(),
+				size);
+		}
+		srq = srpt_create_srq(sdev, size, srpt_max_req_size());
 		if (IS_ERR(srq)) {
 			mutex_unlock(&srpt_srq_mutex);
 			pr_warn_ratelimited("%s: no shared receive queue (%ld); channels get receive buffers of their own\n",
@@ -931,9 +964,8 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	strscpy(ch->peer, lc->peer, sizeof(ch->peer));
 	snprintf(ch->sess_name, sizeof(ch->sess_name), "0x%16phN",
 		 ch->i_port_id);
-	ch->rq_size = min3(READ_ONCE(stpg->attrib.credits),
-			   srpt_max_credits(),
-			   (u32)lc->ib_dev->attrs.max_qp_wr / 4);
+	ch->rq_size = min_t(u32, READ_ONCE(stpg->attrib.credits),
+			    lc->ib_dev->attrs.max_qp_wr / 4);
 	atomic_set(&ch->req_lim, ch->rq_size);
 	/* A response slot per credit, unless srp_sq_size says fewer. */
 	ch->sq_size = min(max_t(u32, READ_ONCE(stpg->attrib.sq_size),

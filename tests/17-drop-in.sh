@@ -18,6 +18,18 @@
 #     users write it - target port named by its port GUID
 #     (xxxx:xxxx:xxxx:xxxx), ACLs by initiator GUID, IPv4 and fully
 #     expanded IPv6 - logs ib_srp in and does verified I/O.
+# Before that, module parameters written for the in-kernel module (checked
+# on the in-kernel module first, then on the module under test):
+#   - srpt_service_guid is hexadecimal with or without 0x: the node GUID
+#     without 0x (as admins copy it, colons removed) and with 0x both read
+#     back 0x%016llx, and a value of decimal digits only is hex too;
+#   - srpt_srq_size 3 and 65536, srp_max_req_size 995 (ours: 65537 too)
+#     refuse the load, ours with a log line naming the range;
+# and ours is loaded with srpt_service_guid=1234567890123456 (decimal
+# digits only, read as hex) srpt_srq_size=64 srp_max_req_size=8276, the
+# values of a stock tuning: ib_srp logs in with id_ext/ioc_guid
+# 1234567890123456 and gets more than 64 credits (srpt_srq_size is the SRQ
+# depth only).
 # With --stock both phases run the in-kernel module (the reference).
 # core:
 . "$PROJECT/tools/guest-lib.sh"
@@ -50,6 +62,49 @@ stock=$(stock_srpt_ko)
 insmod "$stock" || fail "insmod $stock"
 stock_guid=$(cat $PARAM)
 log "in-kernel ib_srpt: srpt_service_guid=$stock_guid"
+rmmod ib_srpt || fail "rmmod the in-kernel ib_srpt"
+
+# load_mod WHICH PARAM...: load the in-kernel module (stock) or the one
+# under test (ours: ours, or the in-kernel one with --stock).
+load_mod() {
+	local which=$1
+	shift
+	if [ "$which" = stock ] || [ "$STOCK" = 1 ]; then
+		insmod "$stock" "$@"
+	else
+		install_modules
+		modprobe ib_srpt "$@"
+	fi
+}
+# params WHICH: the parameter checks above on one module.
+params() {
+	local which=$1 g v n
+	for g in "${stock_guid#0x}" "$stock_guid" 1234567890123456; do
+		load_mod "$which" srpt_service_guid="$g" ||
+			fail "$which: srpt_service_guid=$g refused"
+		v=$(cat $PARAM)
+		rmmod ib_srpt || fail "rmmod"
+		case $g in 0x*) ;; *) g=0x$g ;; esac
+		[ "$v" = "$g" ] || fail "$which: srpt_service_guid=$g reads $v"
+	done
+	log "$which: srpt_service_guid ${stock_guid#0x}, $stock_guid, 1234567890123456 load and read back as hex"
+	local bad=(srpt_srq_size=3 srpt_srq_size=65536 srp_max_req_size=995)
+	[ "$which" = stock ] || [ "$STOCK" = 1 ] || bad+=(srp_max_req_size=65537)
+	for v in "${bad[@]}"; do
+		n=$(dmesg | wc -l)
+		if load_mod "$which" "$v" 2>/tmp/load.err; then
+			rmmod ib_srpt
+			fail "$which: $v loaded"
+		fi
+		log "$which: $v refused: $(xargs </tmp/load.err); log: $(dmesg | tail -n +$((n + 1)) | grep -i srp | xargs)"
+		[ "$which" = stock ] || [ "$STOCK" = 1 ] ||
+			dmesg | tail -n +$((n + 1)) | grep -q "ib_srpt: ${v%%=*}=${v#*=} out of range [0-9]*\.\.[0-9]*" ||
+			fail "$which: no log line naming the range of ${v%%=*} after $v"
+	done
+}
+params stock
+params ours
+insmod "$stock" || fail "insmod $stock"
 modprobe brd rd_nr=1 rd_size=65536 || fail "modprobe brd"
 blkdev=/dev/ram0
 wait_for 10 test -b $blkdev || fail "no $blkdev"
@@ -75,12 +130,12 @@ timed 120 targetcli clearconfig confirm=True >/tmp/clear.out 2>&1 || fail "clear
 rmdir "$SRPT_DIR" 2>/dev/null
 rmmod ib_srpt || fail "rmmod the in-kernel ib_srpt"
 
-# --- ours (or the in-kernel one again with --stock)
-[ "$STOCK" = 1 ] || install_modules
-modprobe ib_srpt || fail "modprobe ib_srpt"
+# --- ours (or the in-kernel one again with --stock), with stock-style values
+load_mod ours srpt_service_guid=1234567890123456 srpt_srq_size=64 srp_max_req_size=8276 ||
+	fail "load with srpt_service_guid=1234567890123456 srpt_srq_size=64 srp_max_req_size=8276"
 log "now: $(modinfo -F filename ib_srpt)"
-[ "$(cat $PARAM)" = "$stock_guid" ] ||
-	fail "srpt_service_guid reads '$(cat $PARAM)', the in-kernel module's read '$stock_guid'"
+[ "$(cat $PARAM)" = 0x1234567890123456 ] ||
+	fail "srpt_service_guid reads '$(cat $PARAM)', given 1234567890123456 (hex)"
 targetcli restoreconfig /tmp/saved.json >/tmp/restore.out 2>&1 ||
 	fail "restoreconfig failed: $(cat /tmp/restore.out)"
 if grep -qiE 'error|warn|fail|cannot|invalid' /tmp/restore.out; then
@@ -100,6 +155,10 @@ ID_EXT=$(sed 's/^0x//' $PARAM) IOC_GUID=$ID_EXT
 out=$(srp_login) || fail "login after restoreconfig (id_ext=ioc_guid=$ID_EXT)"
 mapfile -t disks <<<"$out"
 [ ${#disks[@]} -eq 3 ] || fail "expected 3 disks, got ${#disks[*]}"
+req_lim=$(cat "/sys/class/scsi_host/$(srp_hosts | head -n1)/req_lim" 2>/dev/null)
+log "logged in with id_ext=ioc_guid=$ID_EXT; ib_srp req_lim $req_lim with srpt_srq_size=64"
+[ "${req_lim:-0}" -gt 64 ] ||
+	fail "ib_srp's req_lim is '$req_lim' with srpt_srq_size=64: it caps the credits"
 args=(--ioengine=libaio --direct=1 --rw=randwrite --bsrange=512-1M --iodepth=16
       --size=24M --verify=crc32c --randrepeat=0)
 kinds=(ramdisk fileio "block on $blkdev")
@@ -148,4 +207,4 @@ out=$(TGT_IP=[$ini_ip6] SRP_EXPECT=1 srp_login) || fail "IPv6 login admitted by 
 verify_io "$out" 4 || fail "I/O over the IPv6 login"
 srp_logout || fail "logout"
 log "IPv6 login admitted by the expanded-IPv6 ACL alone"
-pass "in-kernel module's saveconfig restored without a complaint (srpt_service_guid $stock_guid the same), ramdisk/fileio/block-on-brd LUNs verified at 512 B..1 MiB; port by GUID with ACLs by GUID, IPv4, expanded IPv6 logs in"
+pass "srpt_service_guid hex with or without 0x (also decimal digits), out-of-range srpt_srq_size/srp_max_req_size refused; loaded with stock-style values, req_lim $req_lim with srpt_srq_size=64; in-kernel module's saveconfig restored without a complaint, ramdisk/fileio/block-on-brd LUNs verified at 512 B..1 MiB; port by GUID with ACLs by GUID, IPv4, expanded IPv6 logs in"
