@@ -203,6 +203,29 @@ static struct srpt_tport *srpt_find_tport(const union ib_gid *gid)
 	return found;
 }
 
+/**
+ * srpt_port_max_rdma_size() - the srp_max_rdma_size an RDMA port advertises
+ * @sport: RDMA port
+ *
+ * Return: the srp_max_rdma_size of the TPG that logins to @sport reach
+ * (the target port srpt_find_tport() picks), else the default.
+ */
+u32 srpt_port_max_rdma_size(struct srpt_port *sport)
+{
+	struct srpt_tport *tport;
+	u32 ret = SRPT_DEF_RDMA_SIZE;
+	union ib_gid gid;
+
+	if (rdma_query_gid(sport->sdev->ib_dev, sport->port_num, 0, &gid))
+		return ret;
+	mutex_lock(&srpt_mutex);
+	tport = srpt_find_tport(&gid);
+	if (tport && tport->tpg)
+		ret = READ_ONCE(tport->tpg->attrib.max_rdma_size);
+	mutex_unlock(&srpt_mutex);
+	return ret;
+}
+
 typedef bool (*srpt_ch_match_fn)(struct srpt_rdma_ch *ch, const void *arg);
 
 /*
@@ -413,10 +436,21 @@ DEFINE_SHOW_ATTRIBUTE(srpt_channels);
 #define SRPT_RTU_TIMEOUT_S	60
 /* In seconds; debugfs ib_srpt/rtu_timeout_s (tests wait less), 1 at least. */
 static u32 srpt_rtu_timeout_s = SRPT_RTU_TIMEOUT_S;
+static u32 srpt_rw_size_dbg = SRPT_RW_SIZE;
+
+/* Bytes of an RDMA context of a new channel: whole pages, at most 1 MiB. */
+static u32 srpt_rw_size(void)
+{
+	u32 v = READ_ONCE(srpt_rw_size_dbg);
+
+	return clamp_t(u32, round_down(v, PAGE_SIZE), PAGE_SIZE,
+		       SRPT_RW_SIZE);
+}
 
 /**
- * srpt_ch_debugfs_init() - create debugfs ib_srpt/channels and
+ * srpt_ch_debugfs_init() - create debugfs ib_srpt/channels,
  * ib_srpt/rtu_timeout_s (how long an accepted login may wait for its RTU)
+ * and ib_srpt/rw_size (bytes per RDMA context of new channels, for tests)
  *
  * srpt_stats_exit() removes it with the directory.
  */
@@ -426,6 +460,8 @@ void srpt_ch_debugfs_init(void)
 			    &srpt_channels_fops);
 	debugfs_create_u32("rtu_timeout_s", 0644, srpt_debugfs_dir(),
 			   &srpt_rtu_timeout_s);
+	debugfs_create_u32("rw_size", 0644, srpt_debugfs_dir(),
+			   &srpt_rw_size_dbg);
 }
 
 /**
@@ -711,7 +747,7 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
 	u32 factor;
 
 	factor = rdma_rw_mr_factor(dev, ch->sport->port_num,
-				   DIV_ROUND_UP(ch->max_rdma_size, PAGE_SIZE));
+				   DIV_ROUND_UP(ch->rw_size, PAGE_SIZE));
 	memset(attr, 0, sizeof(*attr));
 	attr->event_handler = srpt_qp_event;
 	attr->qp_context = ch;
@@ -726,7 +762,8 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
 		attr->cap.max_recv_wr = ch->rq_size + 1;
 		attr->cap.max_recv_sge = 1;
 	}
-	attr->cap.max_rdma_ctxs = ch->sq_size * factor;
+	attr->cap.max_rdma_ctxs = max_t(u32, ch->sq_size, SRPT_MIN_RW_CTXS) *
+				  factor;
 	attr->sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr->qp_type = IB_QPT_RC;
 	attr->port_num = ch->sport->port_num;
@@ -735,7 +772,10 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
 /*
  * Create the CQ and the QP of a new channel.
  *
- * RDMA contexts: one of max_rdma_size per credit. A command holds its
+ * RDMA contexts: one of rw_size (SRPT_RW_SIZE) per response slot, at
+ * least SRPT_MIN_RW_CTXS, so that the largest command (SRPT_MAX_DATA_LEN,
+ * in descriptors that need a part context each) fits in the send queue
+ * and the MR pool at once. A command holds its
  * contexts only while its data moves (on iWARP an RDMA READ needs MRs
  * from this pool); commands that find the pool empty wait for it.
  *
@@ -972,7 +1012,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 				SRPT_MIN_SEND_WRS), ch->rq_size + 1);
 	ch->max_req_size = lc->lg.req_it_iu_len;
 	ch->max_rsp_size = READ_ONCE(stpg->attrib.max_rsp_size);
-	ch->max_rdma_size = READ_ONCE(stpg->attrib.max_rdma_size);
+	ch->rw_size = srpt_rw_size();
 	if ((lc->lg.req_flags & SRP_IMMED_REQUESTED) &&
 	    lc->lg.imm_data_offset >= SRPT_CMD_FIXED_LEN + 4 &&
 	    lc->lg.imm_data_offset < ch->max_req_size)

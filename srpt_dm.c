@@ -121,7 +121,7 @@ static u16 srpt_dm_ioc_profile(struct srpt_port *sport, u32 slot,
 	p->send_queue_depth = cpu_to_be16(SRPT_MAX_CREDITS);
 	p->rdma_read_depth = min_t(int, a->max_qp_init_rd_atom, U8_MAX);
 	p->send_size = cpu_to_be32(srpt_max_req_size());
-	p->rdma_size = cpu_to_be32(SRPT_MAX_DATA_LEN);
+	p->rdma_size = cpu_to_be32(srpt_port_max_rdma_size(sport));
 	p->op_cap_mask = SRPT_OP_CAP;
 	p->num_svc_entries = SRPT_DM_N_SERVICES;
 	snprintf(p->id_string, sizeof(p->id_string), "SRP target (LIO ib_srpt) on %s",

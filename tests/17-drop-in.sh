@@ -14,6 +14,15 @@
 #     warning and gives the same attributes back;
 #   - ib_srp logs in with id_ext/ioc_guid taken from the parameter, and
 #     fio verifies 512 B..1 MiB writes on every LUN;
+#   - the largest commands move with the saved srp_max_rdma_size (65536,
+#     the in-kernel default, which only advertises a size): ib_srp logged
+#     in with max_sect=131072,cmd_sg_entries=255 writes and reads back
+#     64 MiB with O_DIRECT on every LUN (the block layer makes 8 MiB
+#     requests of it on soft-RoCE), and the raw client's 64 MiB WRITE(16)
+#     and READ(16), one SRP_CMD each with 16 indirect descriptors, are
+#     answered GOOD with the data right on the ramdisk and block LUNs
+#     (LIO's fileio takes 8 MiB a command at most; the client's ACL is
+#     saved with the in-kernel module too);
 #   - a setup written by hand in configfs the way the in-kernel module's
 #     users write it - target port named by its port GUID
 #     (xxxx:xxxx:xxxx:xxxx), ACLs by initiator GUID, IPv4 and fully
@@ -41,6 +50,7 @@ mkdir -p /etc/target
 SRPT_DIR=/sys/kernel/config/target/srpt
 TGT_WWN=ib.$TGT_GID
 PARAM=/sys/module/ib_srpt/parameters/srpt_service_guid
+RAW=00000000000000010002c903c11e0017	# the raw client's initiator port ID
 # listen TPG ADDR...: RDMA/CM logins to port 5555 reach TPG.  The wildcard
 # listener (rdma_cm_port) does on rxe; on siw it misses IPv4 logins (see
 # load_target), so there the TPG listens on each address (np).
@@ -105,23 +115,25 @@ params() {
 params stock
 params ours
 insmod "$stock" || fail "insmod $stock"
-modprobe brd rd_nr=1 rd_size=65536 || fail "modprobe brd"
+modprobe brd rd_nr=1 rd_size=73728 || fail "modprobe brd"
 blkdev=/dev/ram0
 wait_for 10 test -b $blkdev || fail "no $blkdev"
 {
 	echo "set global auto_save_on_exit=false color_mode=false"
-	echo "/backstores/ramdisk create disk-ram 32M"
-	echo "/backstores/fileio create disk-file /tmp/disk-file.img 32M"
+	echo "/backstores/ramdisk create disk-ram 72M"
+	echo "/backstores/fileio create disk-file /tmp/disk-file.img 72M"
 	echo "/backstores/block create disk-blk $blkdev"
 	echo "/srpt create $TGT_WWN"
 	for b in ramdisk/disk-ram fileio/disk-file block/disk-blk; do
 		echo "/srpt/$TGT_WWN/luns create /backstores/$b"
 	done
 	echo "/srpt/$TGT_WWN/acls create ib.$INI_PORT_ID"
+	echo "/srpt/$TGT_WWN/acls create ib.$RAW"
 } | targetcli_batch || fail "the in-kernel module's LUNs and ACL (targetcli)"
 TPG_DIR=$(echo "$SRPT_DIR"/*"$TGT_GID"/tpgt_1)
 echo 128 >"$TPG_DIR/attrib/srp_sq_size" || fail "srp_sq_size=128 on the in-kernel module"
-echo 131072 >"$TPG_DIR/attrib/srp_max_rdma_size" || fail "srp_max_rdma_size on the in-kernel module"
+[ "$(cat "$TPG_DIR/attrib/srp_max_rdma_size")" = 65536 ] ||
+	fail "the in-kernel module's srp_max_rdma_size is $(cat "$TPG_DIR/attrib/srp_max_rdma_size"), not 65536"
 targetcli saveconfig /tmp/saved.json >/tmp/save.out 2>&1 || fail "saveconfig: $(cat /tmp/save.out)"
 cp /tmp/saved.json "$RESULTS/saved.json"
 attrs_saved=$(grep -A5 '"attributes"' /tmp/saved.json | grep srp_ | tr -d ' ,' | sort | xargs)
@@ -143,7 +155,7 @@ if grep -qiE 'error|warn|fail|cannot|invalid' /tmp/restore.out; then
 fi
 TPG_DIR=$(echo "$SRPT_DIR"/*"$TGT_GID"/tpgt_1)
 [ -d "$TPG_DIR" ] || fail "no TPG after restoreconfig: $(cat /tmp/restore.out)"
-for a in srp_sq_size:128 srp_max_rdma_size:131072 use_srq:0; do
+for a in srp_sq_size:128 srp_max_rdma_size:65536 use_srq:0; do
 	[ "$(cat "$TPG_DIR/attrib/${a%%:*}")" = "${a#*:}" ] ||
 		fail "after restoreconfig ${a%%:*} is $(cat "$TPG_DIR/attrib/${a%%:*}"), saved ${a#*:}"
 done
@@ -169,6 +181,38 @@ fio_verify restored "${args[@]}" ||
 	fail "fio 512 B..1 MiB on the restored LUNs: $FIO_BAD bad blocks ($(fio_bad_on restored "${disks[@]}" | xargs))"
 log "restored LUNs (${kinds[*]}): verified"
 srp_logout || fail "logout"
+
+# The largest commands, with the restored srp_max_rdma_size 65536.
+out=$(srp_login "max_sect=131072,cmd_sg_entries=255") ||
+	fail "login with max_sect=131072,cmd_sg_entries=255"
+mapfile -t disks <<<"$out"
+dd if=/dev/urandom of=/tmp/big-pat bs=1M count=64 status=none
+for i in 0 1 2; do
+	d=${disks[i]}
+	kb=$(cat "/sys/block/${d#/dev/}/queue/max_sectors_kb")/$(cat "/sys/block/${d#/dev/}/queue/max_hw_sectors_kb")
+	dd if=/tmp/big-pat of="$d" bs=64M count=1 oflag=direct status=none ||
+		fail "64 MiB O_DIRECT write to the ${kinds[i]} LUN $d (max_sectors_kb/max_hw_sectors_kb $kb)"
+	dd if="$d" of=/tmp/big-back bs=64M count=1 iflag=direct status=none ||
+		fail "64 MiB O_DIRECT read from the ${kinds[i]} LUN $d"
+	cmp -s /tmp/big-pat /tmp/big-back ||
+		fail "64 MiB on the ${kinds[i]} LUN $d: $(bad_blocks /tmp/big-pat /tmp/big-back) of 16384 4 KiB blocks read back wrong"
+	log "${kinds[i]} LUN $d: 64 MiB written and read back with O_DIRECT (max_sectors_kb/max_hw_sectors_kb $kb), verified"
+done
+rm -f /tmp/big-pat /tmp/big-back
+srp_logout || fail "logout"
+raw_client_setup
+# Not on fileio: LIO's fileio backstore takes at most 8 MiB a command
+# (FD_MAX_BYTES; its Block Limits VPD page says so) and answers a larger
+# one with CHECK CONDITION whatever the fabric.
+for i in 0 2; do
+	if raw_client "$RAW" --lun $i big >/tmp/big.out 2>&1; then
+		log "raw client, ${kinds[i]} LUN $i: $(grep -o '64 MiB written.*' /tmp/big.out)"
+	elif [ "$STOCK" = 1 ]; then
+		log "raw client, ${kinds[i]} LUN $i, in-kernel module: $(tail -n3 /tmp/big.out | xargs)"
+	else
+		fail "raw client 64 MiB WRITE/READ on the ${kinds[i]} LUN $i: $(tail -n5 /tmp/big.out | xargs)"
+	fi
+done
 
 # --- by hand, as the in-kernel module's users write it
 for np in "$TPG_DIR"/np/*; do [ -d "$np" ] && rmdir "$np"; done
@@ -207,4 +251,4 @@ out=$(TGT_IP=[$ini_ip6] SRP_EXPECT=1 srp_login) || fail "IPv6 login admitted by 
 verify_io "$out" 4 || fail "I/O over the IPv6 login"
 srp_logout || fail "logout"
 log "IPv6 login admitted by the expanded-IPv6 ACL alone"
-pass "srpt_service_guid hex with or without 0x (also decimal digits), out-of-range srpt_srq_size/srp_max_req_size refused; loaded with stock-style values, req_lim $req_lim with srpt_srq_size=64; in-kernel module's saveconfig restored without a complaint, ramdisk/fileio/block-on-brd LUNs verified at 512 B..1 MiB; port by GUID with ACLs by GUID, IPv4, expanded IPv6 logs in"
+pass "srpt_service_guid hex with or without 0x (also decimal digits), out-of-range srpt_srq_size/srp_max_req_size refused; loaded with stock-style values, req_lim $req_lim with srpt_srq_size=64; in-kernel module's saveconfig restored without a complaint, ib_srp max_sect=131072 64 MiB O_DIRECT verified on ramdisk, fileio, block, raw 64 MiB indirect SRP_CMDs on ramdisk, block, ramdisk/fileio/block-on-brd LUNs verified at 512 B..1 MiB; port by GUID with ACLs by GUID, IPv4, expanded IPv6 logs in"

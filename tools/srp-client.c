@@ -1912,6 +1912,7 @@ static const struct tcase cases[] = {
 	{ "login-storm", case_login_storm, "(not in all) --rounds x --channels logins, refusals and drops tolerated, no hang" },
 	{ "flood", case_flood, "(not in all) every credit busy with 1 MiB writes for --rounds seconds, then log out" },
 	{ "burst", case_burst, "(not in all) --rounds WRITEs of --length bytes back to back, all GOOD; held until --stop-file" },
+	{ "big", case_big, "(not in all) WRITE(16) and READ(16) of 64 MiB, one SRP_CMD each, 16 indirect descriptors: GOOD, data right (--lun of 64 MiB)" },
 	{ "over-credit", case_over_credit, "(not in all) 2 x credits + 8 READs on --lun ignoring req_lim: all answered, or the channel closed" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

@@ -15,5 +15,6 @@ int case_login_storm(void);
 int case_flood(void);
 int case_over_credit(void);
 int case_burst(void);
+int case_big(void);
 
 #endif
