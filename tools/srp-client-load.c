@@ -412,9 +412,10 @@ out:
 /*
  * big: a WRITE(16) of 64 MiB (the most one SRP_CMD may carry, the largest
  * request of ib_srp with max_sect=131072) from 16 indirect descriptors of
- * odd lengths at unaligned addresses, all in the IU, then a READ(16) of
- * it into 16 other pieces (cut elsewhere, with gaps): both GOOD without a
- * residual, the data right. The LUN (--lun) needs 64 MiB.
+ * unequal lengths (whole pages) at unaligned addresses, all in the IU,
+ * then a READ(16) of it into 16 other pieces (cut elsewhere, with gaps):
+ * both GOOD without a residual, the data right. The LUN (--lun) needs
+ * 64 MiB.
  */
 #define BIG_LEN		(64u << 20)
 #define BIG_NDESC	16
@@ -493,8 +494,16 @@ int case_big(void)
 			    blocks * bs);
 		goto out;
 	}
-	big_segs(w, BIG_NDESC, BIG_W_OFF + 100, BIG_LEN, 4096 + 12, 0);
-	big_segs(rd, BIG_NDESC, BIG_R_OFF + 8, BIG_LEN, 65536 + 500, 4100);
+	/*
+	 * Lengths in whole pages: the target's data buffer is one
+	 * scatterlist per descriptor piece, and LIO's iblock makes a bio
+	 * vector of each entry; an entry that is not a multiple of the
+	 * block size in the middle of the list misplaces the data behind
+	 * it (seen with 100-byte offsets on a brd LUN; ramdisk and fileio
+	 * copy byte-wise).
+	 */
+	big_segs(w, BIG_NDESC, BIG_W_OFF + 100, BIG_LEN, 3 * 4096, 0);
+	big_segs(rd, BIG_NDESC, BIG_R_OFF + 8, BIG_LEN, 65536 + 5 * 4096, 4100);
 	fill_random(c.data + BIG_W_OFF + 100, BIG_LEN);
 	for (i = 0; i < BIG_NDESC; i++)
 		memset(c.data + rd[i].off, 0, rd[i].len);
