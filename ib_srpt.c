@@ -20,10 +20,25 @@
  */
 static u64 srpt_service_guid;
 
+/*
+ * Hexadecimal with or without 0x, as the in-kernel module parses it: a
+ * node GUID with its colons removed (0002c903000e8acd) and a value of
+ * decimal digits only are both taken as hex.
+ */
 static int srpt_set_service_guid(const char *val,
 				 const struct kernel_param *kp)
 {
-	return kstrtou64(val, 0, &srpt_service_guid);
+	u64 guid;
+	int ret;
+
+	ret = kstrtou64(val, 16, &guid);
+	if (ret) {
+		pr_err("srpt_service_guid=%s: not a hexadecimal 64-bit GUID (with or without 0x)\n",
+		       val);
+		return ret;
+	}
+	srpt_service_guid = guid;
+	return 0;
 }
 
 static int srpt_get_service_guid(char *buf, const struct kernel_param *kp)
@@ -186,6 +201,9 @@ static int __init srpt_init_module(void)
 {
 	int ret;
 
+	ret = srpt_check_params();
+	if (ret)
+		return ret;
 	srpt_stats_init();
 	srpt_ch_debugfs_init();
 	srpt_cmd_init(srpt_ch_pin_live);

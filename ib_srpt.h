@@ -44,7 +44,8 @@
 
 /* Defaults and bounds of the tunables. */
 #define SRPT_DEF_MAX_REQ_SIZE	8260	/* ib_srp's default with imm. data */
-#define SRPT_MIN_MAX_REQ_SIZE	SRPT_MIN_IU_LEN
+/* The in-kernel module's lower bound. */
+#define SRPT_MIN_MAX_REQ_SIZE	996
 #define SRPT_MAX_MAX_REQ_SIZE	65536
 /* srp_sq_size: as the in-kernel module (a cap on the send queue here). */
 #define SRPT_DEF_SQ_SIZE	4096
@@ -56,14 +57,31 @@
 #define SRPT_DEF_CREDITS	256
 #define SRPT_MIN_CREDITS	16
 #define SRPT_MAX_CREDITS	4096
+/* srpt_srq_size, as in the in-kernel module. */
+#define SRPT_DEF_SRQ_SIZE	4095
+#define SRPT_MIN_SRQ_SIZE	4
+#define SRPT_MAX_SRQ_SIZE	65535
 /* srp_max_channels(_per_initiator): 0 is no limit. */
 #define SRPT_MAX_CHANNELS	65535
 #define SRPT_DEF_RSP_SIZE	256
 #define SRPT_MIN_RSP_SIZE	(SRPT_RSP_FIXED_LEN + 4)	/* an SRP_RSP with response data */
 #define SRPT_MAX_RSP_SIZE	1024
-#define SRPT_DEF_RDMA_SIZE	SZ_1M
-#define SRPT_MIN_RDMA_SIZE	4096
-#define SRPT_MAX_RDMA_SIZE	SZ_1G
+/*
+ * srp_max_rdma_size, as in the in-kernel module: only advertised (DM
+ * IOControllerProfile), it does not size RDMA contexts.
+ */
+#define SRPT_DEF_RDMA_SIZE	SZ_64K
+#define SRPT_MIN_RDMA_SIZE	SZ_64K
+#define SRPT_MAX_RDMA_SIZE	SZ_16M
+/*
+ * Bytes of one RDMA context: 256 pages, the most one MR of rdma_rw covers;
+ * rdma_rw splits a context further by the device's SGE limit where it
+ * uses no MRs. debugfs ib_srpt/rw_size lowers it for tests (at least a
+ * page): more contexts and send queue work requests per byte.
+ */
+#define SRPT_RW_SIZE		SZ_1M
+/* RDMA contexts of a channel: the largest command twice over. */
+#define SRPT_MIN_RW_CTXS	(2 * SRPT_MAX_DATA_LEN / SRPT_RW_SIZE)
 /* Largest data length of one SCSI command. */
 #define SRPT_MAX_DATA_LEN	SZ_64M
 /* RDMA contexts kept in a command; more are allocated on demand. */
@@ -157,7 +175,8 @@ struct srpt_device {
 
 /**
  * struct srpt_tpg_attrib - TPG tunables (configfs attrib/)
- * @max_rdma_size: most bytes moved by one RDMA context
+ * @max_rdma_size: srp_max_rdma_size, advertised in the DM
+ *	IOControllerProfile (the in-kernel module's meaning)
  * @max_rsp_size: largest IU sent to the initiator (MAX_TI_IU_LEN)
  * @sq_size: most send queue work requests per channel (responses and
  *	RDMA), at least SRPT_MIN_SEND_WRS; fewer if the credits need fewer
@@ -631,7 +650,7 @@ struct srpt_task {
  *	RDMA contexts' own)
  * @max_req_size: MAX_IT_IU_LEN, size of a receive buffer
  * @max_rsp_size: MAX_TI_IU_LEN, size of a response buffer
- * @max_rdma_size: most bytes per RDMA context
+ * @rw_size: most bytes per RDMA context (SRPT_RW_SIZE, or debugfs rw_size)
  * @imm_data_offset: immediate data offset, 0 if not granted
  * @srq: the device's shared receive queue the channel receives from, or
  *	NULL: it has receive buffers of its own
@@ -713,7 +732,7 @@ struct srpt_rdma_ch {
 	u32				sq_size;
 	u32				max_req_size;
 	u32				max_rsp_size;
-	u32				max_rdma_size;
+	u32				rw_size;
 	u16				imm_data_offset;
 	struct srpt_srq			*srq;
 	struct completion		last_wqe;
@@ -883,7 +902,9 @@ void srpt_srq_destroy(struct srpt_srq *srq);
 
 /* srpt_ch.c: login, channel lifecycle, port and device registry */
 u32 srpt_max_req_size(void);
-u32 srpt_max_credits(void);
+u32 srpt_srq_depth(void);
+u32 srpt_port_max_rdma_size(struct srpt_port *sport);
+int srpt_check_params(void);
 int srpt_login(struct srpt_login_ctx *lc);
 void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch);
 void srpt_cm_closed(struct srpt_rdma_ch *ch, const char *why);

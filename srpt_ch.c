@@ -37,36 +37,63 @@ static LIST_HEAD(srpt_ch_list);
 static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_waitq);
 static atomic_t srpt_ch_ids = ATOMIC_INIT(0);
 
-/* int, as in the in-kernel module; out-of-range values are clamped. */
+/* int, as in the in-kernel module; out of range, the module does not load. */
 static int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
 module_param(srp_max_req_size, int, 0444);
 MODULE_PARM_DESC(srp_max_req_size,
-		 "Largest SRP request (REQ_IT_IU_LEN) accepted at login, in bytes, 64..65536; immediate data needs room for it (default 8260)");
+		 "Largest SRP request (REQ_IT_IU_LEN) accepted at login, in bytes, 996..65536; immediate data needs room for it (default 8260)");
 
-static int srpt_srq_size = SRPT_MAX_CREDITS;
+static int srpt_srq_size = SRPT_DEF_SRQ_SIZE;
 module_param(srpt_srq_size, int, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
-		 "Shared receive queue (SRQ) size: receive buffers of a device's SRQ, which channels of TPGs with use_srq=1 share; also the most credits a channel gets, whatever the TPG's srp_credits; 16..4096 (default 4096)");
+		 "Shared receive queue (SRQ) size: receive buffers of a device's SRQ, which channels of TPGs with use_srq=1 share; 4..65535 (default 4095)");
+
+/**
+ * srpt_check_params() - refuse out-of-range module parameters
+ *
+ * As the in-kernel module does: the module does not load, and a log line
+ * names the parameter and its range.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int srpt_check_params(void)
+{
+	int ret = 0;
+
+	if (srp_max_req_size < SRPT_MIN_MAX_REQ_SIZE ||
+	    srp_max_req_size > SRPT_MAX_MAX_REQ_SIZE) {
+		pr_err("srp_max_req_size=%d out of range %d..%d\n",
+		       srp_max_req_size, SRPT_MIN_MAX_REQ_SIZE,
+		       SRPT_MAX_MAX_REQ_SIZE);
+		ret = -EINVAL;
+	}
+	if (srpt_srq_size < SRPT_MIN_SRQ_SIZE ||
+	    srpt_srq_size > SRPT_MAX_SRQ_SIZE) {
+		pr_err("srpt_srq_size=%d out of range %d..%d\n",
+		       srpt_srq_size, SRPT_MIN_SRQ_SIZE, SRPT_MAX_SRQ_SIZE);
+		ret = -EINVAL;
+	}
+	return ret;
+}
 
 /**
  * srpt_max_req_size() - the largest SRP request a login may ask for
  *
- * Return: srp_max_req_size, within its bounds.
+ * Return: srp_max_req_size (checked at load).
  */
 u32 srpt_max_req_size(void)
 {
-	return clamp_t(int, srp_max_req_size, SRPT_MIN_MAX_REQ_SIZE,
-		       SRPT_MAX_MAX_REQ_SIZE);
+	return srp_max_req_size;
 }
 
 /**
- * srpt_max_credits() - the most credits a channel gets
+ * srpt_srq_depth() - the receive buffers of a device's SRQ
  *
- * Return: srpt_srq_size, within its bounds.
+ * Return: srpt_srq_size (checked at load).
  */
-u32 srpt_max_credits(void)
+u32 srpt_srq_depth(void)
 {
-	return clamp_t(int, srpt_srq_size, SRPT_MIN_CREDITS, SRPT_MAX_CREDITS);
+	return srpt_srq_size;
 }
 
 /* Ranks of the ways a node ACL can name an initiator, best first. */
@@ -201,6 +228,37 @@ static struct srpt_tport *srpt_find_tport(const union ib_gid *gid)
 			found = tport;
 	}
 	return found;
+}
+
+/**
+ * srpt_port_max_rdma_size() - the srp_max_rdma_size an RDMA port advertises
+ * @sport: RDMA port
+ *
+ * Return: the srp_max_rdma_size of the target port srpt_find_tport()
+ * picks for @sport: of its first enabled TPG by tag, else of its first
+ * TPG, else the default.
+ */
+u32 srpt_port_max_rdma_size(struct srpt_port *sport)
+{
+	struct srpt_tpg *stpg, *pick = NULL;
+	struct srpt_tport *tport;
+	u32 ret = SRPT_DEF_RDMA_SIZE;
+	union ib_gid gid;
+
+	if (rdma_query_gid(sport->sdev->ib_dev, sport->port_num, 0, &gid))
+		return ret;
+	mutex_lock(&srpt_mutex);
+	tport = srpt_find_tport(&gid);
+	if (tport) {
+		list_for_each_entry(stpg, &tport->tpgs, entry) {
+			if (!pick || (stpg->enabled && !pick->enabled))
+				pick = stpg;
+		}
+	}
+	if (pick)
+		ret = READ_ONCE(pick->attrib.max_rdma_size);
+	mutex_unlock(&srpt_mutex);
+	return ret;
 }
 
 typedef bool (*srpt_ch_match_fn)(struct srpt_rdma_ch *ch, const void *arg);
@@ -413,10 +471,21 @@ DEFINE_SHOW_ATTRIBUTE(srpt_channels);
 #define SRPT_RTU_TIMEOUT_S	60
 /* In seconds; debugfs ib_srpt/rtu_timeout_s (tests wait less), 1 at least. */
 static u32 srpt_rtu_timeout_s = SRPT_RTU_TIMEOUT_S;
+static u32 srpt_rw_size_dbg = SRPT_RW_SIZE;
+
+/* Bytes of an RDMA context of a new channel: whole pages, at most 1 MiB. */
+static u32 srpt_rw_size(void)
+{
+	u32 v = READ_ONCE(srpt_rw_size_dbg);
+
+	return clamp_t(u32, round_down(v, PAGE_SIZE), PAGE_SIZE,
+		       SRPT_RW_SIZE);
+}
 
 /**
- * srpt_ch_debugfs_init() - create debugfs ib_srpt/channels and
+ * srpt_ch_debugfs_init() - create debugfs ib_srpt/channels,
  * ib_srpt/rtu_timeout_s (how long an accepted login may wait for its RTU)
+ * and ib_srpt/rw_size (bytes per RDMA context of new channels, for tests)
  *
  * srpt_stats_exit() removes it with the directory.
  */
@@ -426,6 +495,8 @@ void srpt_ch_debugfs_init(void)
 			    &srpt_channels_fops);
 	debugfs_create_u32("rtu_timeout_s", 0644, srpt_debugfs_dir(),
 			   &srpt_rtu_timeout_s);
+	debugfs_create_u32("rw_size", 0644, srpt_debugfs_dir(),
+			   &srpt_rw_size_dbg);
 }
 
 /**
@@ -575,14 +646,20 @@ static void srpt_rtu_timeout_work(struct work_struct *w)
 static void srpt_ch_use_srq(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
+	u32 size = srpt_srq_depth();
 	struct srpt_srq *srq;
 
 	if (!READ_ONCE(ch->stpg->attrib.use_srq))
 		return;
 	mutex_lock(&srpt_srq_mutex);
 	if (!sdev->srq) {
-		srq = srpt_create_srq(sdev, srpt_max_credits(),
-				      srpt_max_req_size());
+		if (size > sdev->ib_dev->attrs.max_srq_wr) {
+			size = sdev->ib_dev->attrs.max_srq_wr;
+			pr_info("%s: srpt_srq_size %u above the device's limit: SRQ of %u\n",
+				dev_name(&sdev->ib_dev->dev), srpt_srq_depth(),
+				size);
+		}
+		srq = srpt_create_srq(sdev, size, srpt_max_req_size());
 		if (IS_ERR(srq)) {
 			mutex_unlock(&srpt_srq_mutex);
 			pr_warn_ratelimited("%s: no shared receive queue (%ld); channels get receive buffers of their own\n",
@@ -705,7 +782,7 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
 	u32 factor;
 
 	factor = rdma_rw_mr_factor(dev, ch->sport->port_num,
-				   DIV_ROUND_UP(ch->max_rdma_size, PAGE_SIZE));
+				   DIV_ROUND_UP(ch->rw_size, PAGE_SIZE));
 	memset(attr, 0, sizeof(*attr));
 	attr->event_handler = srpt_qp_event;
 	attr->qp_context = ch;
@@ -720,7 +797,8 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
 		attr->cap.max_recv_wr = ch->rq_size + 1;
 		attr->cap.max_recv_sge = 1;
 	}
-	attr->cap.max_rdma_ctxs = ch->sq_size * factor;
+	attr->cap.max_rdma_ctxs = max_t(u32, ch->sq_size, SRPT_MIN_RW_CTXS) *
+				  factor;
 	attr->sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr->qp_type = IB_QPT_RC;
 	attr->port_num = ch->sport->port_num;
@@ -729,7 +807,10 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
 /*
  * Create the CQ and the QP of a new channel.
  *
- * RDMA contexts: one of max_rdma_size per credit. A command holds its
+ * RDMA contexts: one of rw_size (SRPT_RW_SIZE) per response slot, at
+ * least SRPT_MIN_RW_CTXS, so that the largest command (SRPT_MAX_DATA_LEN,
+ * in descriptors that need a part context each) fits in the send queue
+ * and the MR pool at once. A command holds its
  * contexts only while its data moves (on iWARP an RDMA READ needs MRs
  * from this pool); commands that find the pool empty wait for it.
  *
@@ -990,16 +1071,15 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	ch->id = atomic_inc_return(&srpt_ch_ids);
 	strscpy(ch->peer, lc->peer, sizeof(ch->peer));
 	strscpy(ch->sess_name, lc->acl_name, sizeof(ch->sess_name));
-	ch->rq_size = min3(READ_ONCE(stpg->attrib.credits),
-			   srpt_max_credits(),
-			   (u32)lc->ib_dev->attrs.max_qp_wr / 4);
+	ch->rq_size = min_t(u32, READ_ONCE(stpg->attrib.credits),
+			    lc->ib_dev->attrs.max_qp_wr / 4);
 	atomic_set(&ch->req_lim, ch->rq_size);
 	/* A response slot per credit, unless srp_sq_size says fewer. */
 	ch->sq_size = min(max_t(u32, READ_ONCE(stpg->attrib.sq_size),
 				SRPT_MIN_SEND_WRS), ch->rq_size + 1);
 	ch->max_req_size = lc->lg.req_it_iu_len;
 	ch->max_rsp_size = READ_ONCE(stpg->attrib.max_rsp_size);
-	ch->max_rdma_size = READ_ONCE(stpg->attrib.max_rdma_size);
+	ch->rw_size = srpt_rw_size();
 	if ((lc->lg.req_flags & SRP_IMMED_REQUESTED) &&
 	    lc->lg.imm_data_offset >= SRPT_CMD_FIXED_LEN + 4 &&
 	    lc->lg.imm_data_offset < ch->max_req_size)

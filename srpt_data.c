@@ -94,7 +94,7 @@ static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
  * @ci: the parsed SRP_CMD
  *
  * One scatterlist per RDMA context (a remote buffer, cut into pieces of
- * at most max_rdma_size), chained so that LIO sees a single list in
+ * at most rw_size), chained so that LIO sees a single list in
  * cmd->data_sg. Immediate data stays in the receive buffer.
  *
  * Return: 0, -E2BIG if the command needs too many RDMA contexts, or
@@ -114,7 +114,7 @@ int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 		return 0;
 	}
 	for (i = 0; i < ci->n_desc; i++)
-		n += DIV_ROUND_UP(srpt_cmd_desc(ci, i).len, ch->max_rdma_size);
+		n += DIV_ROUND_UP(srpt_cmd_desc(ci, i).len, ch->rw_size);
 	if (!n)
 		return 0;
 	if (n > SRPT_MAX_RW)
@@ -135,7 +135,7 @@ int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 		for (off = 0; off < d.len; off += chunk) {
 			struct srpt_rw *rw = &cmd->rw[k++];
 
-			chunk = min(d.len - off, ch->max_rdma_size);
+			chunk = min(d.len - off, ch->rw_size);
 			rw->va = d.va + off;
 			rw->rkey = d.rkey;
 			rw->len = chunk;

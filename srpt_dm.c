@@ -118,10 +118,10 @@ static u16 srpt_dm_ioc_profile(struct srpt_port *sport, u32 slot,
 	p->io_subclass = cpu_to_be16(SRPT_IO_SUBCLASS);
 	p->protocol = cpu_to_be16(SRPT_PROTOCOL);
 	p->protocol_version = cpu_to_be16(SRPT_PROTOCOL_VERSION);
-	p->send_queue_depth = cpu_to_be16(srpt_max_credits());
+	p->send_queue_depth = cpu_to_be16(SRPT_MAX_CREDITS);
 	p->rdma_read_depth = min_t(int, a->max_qp_init_rd_atom, U8_MAX);
 	p->send_size = cpu_to_be32(srpt_max_req_size());
-	p->rdma_size = cpu_to_be32(SRPT_MAX_DATA_LEN);
+	p->rdma_size = cpu_to_be32(srpt_port_max_rdma_size(sport));
 	p->op_cap_mask = SRPT_OP_CAP;
 	p->num_svc_entries = SRPT_DM_N_SERVICES;
 	snprintf(p->id_string, sizeof(p->id_string), "SRP target (LIO ib_srpt) on %s",

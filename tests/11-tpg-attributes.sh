@@ -3,14 +3,17 @@
 # an initiator gets (ib_srp's req_lim) and every credit comes back once the
 # I/O is done, also when srp_sq_size keeps the send queue small (4: 64
 # work requests plus what rdma_rw and the device add: 254 on 6.12's rxe,
-# 127 on 6.1's, while the default is one per credit) and srp_max_rdma_size
-# 4096 makes each page of a transfer a work request of its own: a command
-# of 512 KiB (256 KiB on a send queue of 127) then takes more than half the
-# send queue, so while one such transfer is posted the others wait for
-# send queue room, and the port's sq_waits counter
+# 127 on 6.1's, while the default is one per credit) and debugfs
+# ib_srpt/rw_size 4096 (a test knob: RDMA contexts of a page instead of
+# 1 MiB; srp_max_rdma_size only advertises a size, as in the in-kernel
+# module) makes each page of a transfer a work request of its own: a
+# command of 512 KiB (256 KiB on a send queue of 127) then takes more than
+# half the send queue, so while one such transfer is posted the others
+# wait for send queue room, and the port's sq_waits counter
 # (fabric_statistics/srpt_port_stats) must move;
 # srp_sq_size and use_srq take every value the in-kernel module takes
-# (srp_sq_size 4..65535, use_srq 0 and 1; tests/30 uses the shared receive
+# (srp_sq_size 4..65535, srp_max_rdma_size 65536..16 MiB, use_srq 0 and 1;
+# tests/30 uses the shared receive
 # queue); out-of-range values are refused; disabling the TPG logs
 # initiators out and enabling it lets them reconnect; a target port can
 # also be named by its port GUID, and a name that is neither GID nor GUID is
@@ -54,9 +57,15 @@ accepts srp_max_rsp_size 40
 accepts srp_max_rsp_size 1024
 accepts srp_max_rsp_size 256
 accepts srp_credits 100
+for v in 4096 65535 16777217; do refuses srp_max_rdma_size $v; done
+[ "$(cat "$attrib/srp_max_rdma_size")" = 65536 ] ||
+	fail "srp_max_rdma_size defaults to $(cat "$attrib/srp_max_rdma_size"), the in-kernel module's 65536"
+accepts srp_max_rdma_size 16777216
+accepts srp_max_rdma_size 65536
 accepts srp_sq_size 4
-rdma0=$(cat "$attrib/srp_max_rdma_size")
-accepts srp_max_rdma_size 4096
+RW_SIZE=/sys/kernel/debug/ib_srpt/rw_size
+rw0=$(cat $RW_SIZE) || fail "no $RW_SIZE"
+echo 4096 >$RW_SIZE || fail "rw_size=4096"
 [ "$(cat "$attrib/srp_credits")" = 100 ] || fail "srp_credits is $(cat "$attrib/srp_credits"), not 100"
 
 out=$(srp_login "ch_count=2") || fail "login failed"
@@ -110,7 +119,7 @@ srp_logout || fail "logout"
 # device may round up - rxe to a power of two, less one.
 accepts srp_sq_size 4096
 accepts srp_credits 256
-accepts srp_max_rdma_size "$rdma0"
+echo "$rw0" >$RW_SIZE || fail "rw_size=$rw0"
 out=$(srp_login) || fail "login for the disable check"
 [ "$(send_queue)" -gt "$sq_small" ] ||
 	fail "send queue $(send_queue) with the defaults, $sq_small with srp_sq_size=4 and 100 credits: srp_sq_size does not cap it"
@@ -145,4 +154,4 @@ for bad in bogus 0x1234 fe80:0000; do
 		fail "target port name '$bad' accepted"
 	fi
 done
-pass "srp_credits=100 gives 100 credits, all back after fio with srp_sq_size=4 (send queue $sq_small) and srp_max_rdma_size=4096, where $((waits1 - waits0)) transfers and responses waited (sq_waits); srp_sq_size 4..65535 and use_srq 0/1 taken; TPG disable/enable; bad values and names refused"
+pass "srp_credits=100 gives 100 credits, all back after fio with srp_sq_size=4 (send queue $sq_small) and rw_size=4096, where $((waits1 - waits0)) transfers and responses waited (sq_waits); srp_sq_size 4..65535, srp_max_rdma_size 65536..16777216 (default 65536) and use_srq 0/1 taken; TPG disable/enable; bad values and names refused"

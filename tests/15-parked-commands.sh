@@ -7,7 +7,9 @@
 # nested call chain per waiting command (the kernel stack is 16 KiB; such
 # a chain takes about 250 bytes per command).  The TPG gets srp_credits 64
 # (srp_sq_size 64 too: a send queue no bigger than the credits need) and
-# srp_max_rdma_size 64 KiB, so that a 1 MiB write needs 16
+# RDMA contexts of 64 KiB (the test knob debugfs ib_srpt/rw_size; the
+# in-kernel module gets srp_max_rdma_size 65536, its contexts' size), so
+# that a 1 MiB write needs 16
 # RDMA contexts and a 4 MiB one 64: the send queue (about 254 work
 # requests on rxe) holds 14 and 3 of them, the other writes wait.  The
 # block LUN's null_blk takes 4 MiB requests (NULLB_MAX_SECTORS): with
@@ -52,6 +54,9 @@ if [ "$STOCK" != 1 ]; then
 	echo "$CREDITS" >"$TPG_DIR/attrib/srp_credits" || fail "cannot set srp_credits=$CREDITS"
 fi
 echo 65536 >"$TPG_DIR/attrib/srp_max_rdma_size" || fail "cannot set srp_max_rdma_size=65536"
+if [ "$STOCK" != 1 ]; then
+	echo 65536 >/sys/kernel/debug/ib_srpt/rw_size || fail "cannot set debugfs ib_srpt/rw_size=65536"
+fi
 raw_client_setup
 klog_start
 

@@ -9,7 +9,8 @@
 # Checked:
 #   - DM: IOUnitInfo, IOControllerProfile and ServiceEntries field by
 #     field (IOC GUID = srpt_service_guid, SRP I/O class/subclass/protocol,
-#     send message size = srp_max_req_size, one service SRP.T10:<id_ext>
+#     send message size = srp_max_req_size, maximum RDMA size = the TPG's
+#     srp_max_rdma_size (also after a change), one service SRP.T10:<id_ext>
 #     with service ID = IOC GUID); a Set, an unknown attribute, slot 2 and
 #     a service entry past the last get the MAD status for it;
 #   - an IB CM login gets a LOGIN_RSP, its REP's SRQ bit set with use_srq=1
@@ -63,8 +64,15 @@ expect() {
 # --- discovery
 out=$("$DISCOVER" -d "$HCA0" "$DGID") || fail "srp-discover found nothing: $out"
 while read -r l; do log "  $l"; done <<<"$out"
-grep -qE "slot 1: IOC GUID $SG, \".+\", I/O class 0x0100, protocol 0x0108, send size $(cat /sys/module/ib_srpt/parameters/srp_max_req_size)," <<<"$out" ||
-	fail "IOControllerProfile not as expected"
+rdma=$(cat "$TPG_DIR/attrib/srp_max_rdma_size")
+grep -qE "slot 1: IOC GUID $SG, \".+\", I/O class 0x0100, protocol 0x0108, send size $(cat /sys/module/ib_srpt/parameters/srp_max_req_size), RDMA size $rdma," <<<"$out" ||
+	fail "IOControllerProfile not as expected (RDMA size: srp_max_rdma_size $rdma)"
+# The maximum RDMA size is the TPG's srp_max_rdma_size.
+echo 1048576 >"$TPG_DIR/attrib/srp_max_rdma_size" || fail "srp_max_rdma_size=1048576"
+"$DISCOVER" -d "$HCA0" "$DGID" | grep -q "slot 1: .*, RDMA size 1048576," ||
+	fail "IOControllerProfile: RDMA size not 1048576 after srp_max_rdma_size=1048576"
+echo "$rdma" >"$TPG_DIR/attrib/srp_max_rdma_size" || fail "srp_max_rdma_size=$rdma"
+log "IOControllerProfile RDMA size = srp_max_rdma_size ($rdma, then 1048576)"
 grep -q "service SRP.T10:$SG, service ID $SG" <<<"$out" || fail "ServiceEntries not as expected"
 grep -q "add_target (IB CM):  id_ext=$SG,ioc_guid=$SG,dgid=$DGID,pkey=ffff,service_id=$SG" <<<"$out" ||
 	fail "no IB CM add_target line"

@@ -27,7 +27,7 @@
 # counted again when LIO aborts them) and one TMF; a 4 KiB WRITE from a
 # wrong rkey one failed work request (wr_errors) and one error; 8 WRITEs
 # sent back to back, each needing more than half of the send queue
-# (srp_sq_size 4, srp_max_rdma_size 4096), make at least 7 and at most 16
+# (srp_sq_size 4, debugfs rw_size 4096), make at least 7 and at most 16
 # transfers and responses wait (sq_waits), move exactly their bytes, and
 # the port's figures equal the released channels' plus the live one's
 # while its channel is held; a READ needing the whole send queue, which
@@ -321,9 +321,9 @@ moved "WRITE from a wrong rkey" commands=2 wr_errors=1 errors=1
 
 # sq_waits.  srp_sq_size 4 gives a channel a send queue of 64 work
 # requests plus what rdma_rw and the device add (SQ, from the login's log
-# line: 254 on rxe); srp_max_rdma_size 4096 one RDMA context per page of
-# a transfer: one work request on rxe, two on siw (MR registration and
-# READ), whose MR pool holds 64 contexts.  Each WRITE below needs more
+# line: 254 on rxe); debugfs ib_srpt/rw_size 4096 (a test knob) one RDMA
+# context per page of a transfer: one work request on rxe, two on siw (MR
+# registration and READ), whose MR pool holds 128 contexts.  Each WRITE below needs more
 # than half of the send queue (SQ/2 + 1 pages on rxe; (SQ+1)/4 on siw,
 # the whole MR pool too), so no two transfers are ever posted together.
 # The client sends K of them back to back: the target takes each (from
@@ -334,9 +334,10 @@ moved "WRITE from a wrong rkey" commands=2 wr_errors=1 errors=1
 # counts each once: K-1 at least.  It counts a command at most once for
 # its transfer and once for its response: 2K at most.
 A=$TPG_DIR/attrib
-sq0=$(cat "$A/srp_sq_size") rdma0=$(cat "$A/srp_max_rdma_size")
+RW_SIZE=/sys/kernel/debug/ib_srpt/rw_size
+sq0=$(cat "$A/srp_sq_size") rw0=$(cat $RW_SIZE)
 echo 4 >"$A/srp_sq_size" || fail "srp_sq_size=4"
-echo 4096 >"$A/srp_max_rdma_size" || fail "srp_max_rdma_size=4096"
+echo 4096 >$RW_SIZE || fail "rw_size=4096"
 raw_client "$RAW" login-ok >/tmp/raw.out 2>&1 || fail "login-ok: $(cat /tmp/raw.out)"
 SQ=$(grep -o "0x$RAW at .* logged in to .*send queue [0-9]*" "$KLOG" | tail -n1 | grep -o '[0-9]*$')
 [ -n "$SQ" ] || fail "no send queue size in the login's log line"
@@ -372,7 +373,7 @@ raw_client "$RAW" --length $((SQ * 4096)) read-fails >/tmp/raw.out 2>&1 ||
 wait_for 30 all_released || fail "channels not released"
 moved "READ of $((SQ * 4096)) bytes over a send queue of $SQ" commands=3 errors=1
 echo "$sq0" >"$A/srp_sq_size" || fail "srp_sq_size=$sq0"
-echo "$rdma0" >"$A/srp_max_rdma_size" || fail "srp_max_rdma_size=$rdma0"
+echo "$rw0" >$RW_SIZE || fail "rw_size=$rw0"
 
 # Accepted: the clients' valid logins after 3 refusals, ib_srp 4 channels,
 # the raw initiators 12 since the slow LUN; refused: 5 + the 3 limits.

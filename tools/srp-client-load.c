@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * srp-client-load - the srp-client cases that load the target rather than
- * check single answers (login-storm, flood, over-credit, burst, read-fails);
- * tools for other scenarios, not in "all".
+ * check single answers (login-storm, flood, over-credit, burst, read-fails,
+ * big); tools for other scenarios, not in "all".
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -455,6 +455,124 @@ int case_read_fails(void)
 	}
 	note("READ of %u bytes -> CHECK CONDITION, ABORTED COMMAND", g_length);
 	ret = tur_good(&c);
+out:
+	conn_close(&c);
+	return ret;
+}
+
+/*
+ * big: a WRITE(16) of 64 MiB (the most one SRP_CMD may carry, the largest
+ * request of ib_srp with max_sect=131072) from 16 indirect descriptors of
+ * unequal lengths (whole pages) at unaligned addresses, all in the IU,
+ * then a READ(16) of it into 16 other pieces (cut elsewhere, with gaps):
+ * both GOOD without a residual, the data right. The LUN (--lun) needs
+ * 64 MiB.
+ */
+#define BIG_LEN		(64u << 20)
+#define BIG_NDESC	16
+#define BIG_W_OFF	(4u << 20)	/* clear of T_OFF's table copy */
+#define BIG_R_OFF	(BIG_W_OFF + BIG_LEN + (1u << 20))
+
+static void big_cdb(uint8_t *cdb, bool write, uint32_t nblk)
+{
+	memset(cdb, 0, 16);
+	cdb[0] = write ? 0x8a : 0x88;
+	put_be32(cdb + 10, nblk);
+}
+
+/* @n pieces of @total bytes from @off, cut at odd places, @gap apart. */
+static void big_segs(struct seg *s, int n, uint32_t off, uint32_t total,
+		     uint32_t skew, uint32_t gap)
+{
+	uint32_t left = total, each = total / n;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t len = i == n - 1 ? left :
+			       each + (i % 2 ? skew : -skew);
+
+		s[i] = (struct seg){ off, len };
+		off += len + gap;
+		left -= len;
+	}
+}
+
+static int big_cmd(struct conn *c, bool write, const struct seg *s,
+		   uint32_t nblk)
+{
+	uint8_t *iu = calloc(1, c->send_slot), cdb[16];
+	struct rsp r;
+	char b[160];
+	int ret = -1, tries;
+
+	if (!iu)
+		return failf("out of memory");
+	big_cdb(cdb, write, nblk);
+	for (tries = 0; tries < 3; tries++) {
+		ret = exec_iu(c, iu, build_data_cmd(c, iu, cdb, 16, write,
+						    INDIRECT, s, BIG_NDESC),
+			      &r);
+		if (ret || r.status != 2 || sense_key(&r) != 6)
+			break;
+	}
+	free(iu);
+	if (ret)
+		return failctx("%s(16) of 64 MiB", write ? "WRITE" : "READ");
+	if (r.status || r.flags & SRP_RSP_RESID_FLAGS)
+		return failf("%s(16) of 64 MiB in %d descriptors: %s",
+			     write ? "WRITE" : "READ", BIG_NDESC,
+			     rsp_str(&r, b, sizeof(b)));
+	return 0;
+}
+
+int case_big(void)
+{
+	struct seg w[BIG_NDESC], rd[BIG_NDESC];
+	uint32_t bs, pos = 0, k;
+	uint64_t blocks;
+	struct conn c;
+	int i, ret;
+
+	if (g_data_len < BIG_R_OFF + BIG_LEN + (1u << 20))
+		g_data_len = BIG_R_OFF + BIG_LEN + (1u << 20);
+	ret = login_tur(&c);
+	if (!ret)
+		ret = read_capacity(&c, &blocks, &bs);
+	if (ret)
+		goto out;
+	if (blocks * bs < BIG_LEN) {
+		ret = failf("the LUN has %" PRIu64 " bytes, less than 64 MiB",
+			    blocks * bs);
+		goto out;
+	}
+	/*
+	 * Lengths in whole pages: the target's data buffer is one
+	 * scatterlist per descriptor piece, and LIO's iblock makes a bio
+	 * vector of each entry; an entry that is not a multiple of the
+	 * block size in the middle of the list misplaces the data behind
+	 * it (seen with 100-byte offsets on a brd LUN; ramdisk and fileio
+	 * copy byte-wise).
+	 */
+	big_segs(w, BIG_NDESC, BIG_W_OFF + 100, BIG_LEN, 3 * 4096, 0);
+	big_segs(rd, BIG_NDESC, BIG_R_OFF + 8, BIG_LEN, 65536 + 5 * 4096, 4100);
+	fill_random(c.data + BIG_W_OFF + 100, BIG_LEN);
+	for (i = 0; i < BIG_NDESC; i++)
+		memset(c.data + rd[i].off, 0, rd[i].len);
+	ret = big_cmd(&c, true, w, BIG_LEN / bs);
+	if (!ret)
+		ret = big_cmd(&c, false, rd, BIG_LEN / bs);
+	for (i = 0; i < BIG_NDESC && !ret; i++) {
+		for (k = 0; k < rd[i].len; k++, pos++) {
+			if (c.data[BIG_W_OFF + 100 + pos] != c.data[rd[i].off + k]) {
+				ret = failf("data mismatch at byte %u of 64 MiB",
+					    pos);
+				break;
+			}
+		}
+	}
+	if (!ret)
+		note("64 MiB written from %d and read into %d indirect descriptors, one SRP_CMD each: GOOD, data right",
+		     BIG_NDESC, BIG_NDESC);
 out:
 	conn_close(&c);
 	return ret;

@@ -2031,6 +2031,7 @@ static const struct tcase cases[] = {
 	{ "flood", case_flood, "(not in all) every credit busy with 1 MiB writes for --rounds seconds, then log out" },
 	{ "burst", case_burst, "(not in all) --rounds WRITEs of --length bytes back to back, all GOOD; held until --stop-file" },
 	{ "read-fails", case_read_fails, "(not in all) READ of --length bytes the target cannot move: CHECK CONDITION, ABORTED COMMAND" },
+	{ "big", case_big, "(not in all) WRITE(16) and READ(16) of 64 MiB, one SRP_CMD each, 16 indirect descriptors: GOOD, data right (--lun of 64 MiB)" },
 	{ "over-credit", case_over_credit, "(not in all) 2 x credits + 8 READs on --lun ignoring req_lim: all answered, or the channel closed" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

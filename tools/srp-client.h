@@ -16,5 +16,6 @@ int case_flood(void);
 int case_over_credit(void);
 int case_burst(void);
 int case_read_fails(void);
+int case_big(void);
 
 #endif
