@@ -14,7 +14,7 @@
 #       refused without an oops, and a fresh load listens on 4420.
 # (13b) a device added while rmmod runs (unload=4000 holds the exit after
 #       it stopped the listener, before ib_unregister_client), its
-#       relisten work held (relisten=3000): rmmod waits for the work.
+#       relisten work held (relisten=8000): rmmod waits for the work.
 # (10)  ACL removed (close_session=4000 holds LIO's close_session) while
 #       the initiator disconnects: the release waits for close_session
 #       before it frees the session; rmdir returns, channel released,
@@ -88,7 +88,8 @@ if part 13b; then
 log "--- (13b) a device added during rmmod"
 modprobe ib_srpt || fail "modprobe ib_srpt"
 echo 4000 >"$FAULT/unload"
-echo 3000 >"$FAULT/relisten"
+# Long enough that the work still sleeps when the module would be freed.
+echo 8000 >"$FAULT/relisten"
 n=$(fault_seen relisten)
 timed 60 rmmod ib_srpt 2>/tmp/rmmod.err &
 rm=$!
@@ -99,7 +100,7 @@ rdma link add "${TRANSPORT}2" type "$TRANSPORT" netdev veth2 || fail "rdma link 
 wait $rm || fail "rmmod with a device added during it: $(cat /tmp/rmmod.err)"
 gone || fail "ib_srpt still loaded"
 [ "$(fault_seen relisten)" -gt "$n" ] || fail "the added device queued no relisten work"
-sleep 4
+sleep 9
 no_reports "device added during rmmod"
 rdma link delete "${TRANSPORT}2" || fail "rdma link delete ${TRANSPORT}2"
 log "the relisten work queued during rmmod did not outlive the module"
@@ -111,7 +112,10 @@ log "--- (10) ACL removal's close_session vs the initiator's disconnect"
 load_target
 ACL=$TPG_DIR/acls/0x$INI_PORT_ID
 mkdir "$ACL" || fail "mkdir $ACL"
-raw_client "$INI_PORT_ID" --timeout 60 await-logout >/tmp/await.out 2>&1 &
+# srp-client itself in the background (not a function's subshell): the
+# kill below must end its connection.
+"$SRP_CLIENT" --dest "$TGT_IP:$SRP_PORT" --id-ext "$ID_EXT" --ioc-guid "$IOC_GUID" \
+	--initiator-id "$INI_PORT_ID" --timeout 60 await-logout >/tmp/await.out 2>&1 &
 cli=$!
 wait_for 20 grep -q "waiting for the target to log out" /tmp/await.out ||
 	fail "the raw initiator did not log in: $(cat /tmp/await.out)"
@@ -121,6 +125,8 @@ rd=$!
 wait_for 20 fault_more close_session 0 || fail "LIO never called close_session"
 kill -9 $cli
 wait_for 20 in_dmesg "channel released" || fail "the channel was not released after the initiator went"
+# The release began while close_session slept: it must have waited.
+in_dmesg "fault point close_session: 4000 ms" || fail "close_session's fault point did not hold it"
 wait_gone 30 $rd || fail "rmdir of the ACL hangs"
 wait $rd || fail "rmdir of the ACL failed: $(cat /tmp/rmdir.err)"
 echo 0 >"$FAULT/close_session"
