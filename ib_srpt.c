@@ -55,40 +55,6 @@ module_param_cb(srpt_service_guid, &srpt_service_guid_ops,
 MODULE_PARM_DESC(srpt_service_guid,
 		 "IOC GUID and id_ext of the target on every RDMA device, which initiators put in the target port ID (default: the node GUID of the first RDMA device)");
 
-static bool srpt_running;
-static unsigned int rdma_cm_port;
-
-static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
-{
-	u16 port;
-	int ret;
-
-	ret = kstrtou16(val, 0, &port);
-	if (ret)
-		return ret;
-	if (srpt_running) {
-		ret = srpt_rdma_cm_listen(port);
-		if (ret)
-			return ret;
-	}
-	rdma_cm_port = port;
-	return 0;
-}
-
-static int srpt_get_rdma_cm_port(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%u\n",
-			  srpt_running ? srpt_rdma_cm_port() : rdma_cm_port);
-}
-
-static const struct kernel_param_ops srpt_rdma_cm_port_ops = {
-	.set = srpt_set_rdma_cm_port,
-	.get = srpt_get_rdma_cm_port,
-};
-module_param_cb(rdma_cm_port, &srpt_rdma_cm_port_ops, &rdma_cm_port, 0644);
-MODULE_PARM_DESC(rdma_cm_port,
-		 "Port the RDMA/CM listener accepts SRP logins on, 0 = none (default 0; also target/srpt/discovery_auth/rdma_cm_port)");
-
 static struct ib_client srpt_client;
 
 static const char *srpt_port_event_name(enum ib_event_type type)
@@ -197,6 +163,21 @@ static struct ib_client srpt_client = {
 	.remove = srpt_remove_one,
 };
 
+/*
+ * Stop what srpt_init_module() started once the IB client was registered,
+ * in the order that lets nothing outlive the module: no new rdma_cm_port
+ * listener (the setter is serialised with this), no device (a device added
+ * meanwhile may queue the relisten work), no channel, then the work.
+ */
+static void srpt_stop(void)
+{
+	srpt_rdma_cm_stop();
+	srpt_fault_delay(SRPT_FAULT_UNLOAD);
+	ib_unregister_client(&srpt_client);
+	srpt_ch_cleanup();
+	srpt_rdma_cm_flush();
+}
+
 static int __init srpt_init_module(void)
 {
 	int ret;
@@ -218,11 +199,17 @@ static int __init srpt_init_module(void)
 	ret = ib_register_client(&srpt_client);
 	if (ret) {
 		pr_err("registering the IB client failed: %d\n", ret);
+		/* It added and removed devices: their relisten work stays. */
+		srpt_rdma_cm_flush();
 		goto unregister_fabric;
 	}
-	srpt_running = true;
-	if (rdma_cm_port)
-		srpt_rdma_cm_listen(rdma_cm_port);
+	srpt_rdma_cm_start();
+	if (srpt_fault_delay(SRPT_FAULT_FAIL_INIT)) {
+		pr_warn("fault point fail_init: module init fails\n");
+		ret = -EAGAIN;
+		srpt_stop();
+		goto unregister_fabric;
+	}
 	return 0;
 
 unregister_fabric:
@@ -236,10 +223,7 @@ stats_exit:
 
 static void __exit srpt_cleanup_module(void)
 {
-	srpt_running = false;
-	srpt_rdma_cm_cleanup();
-	ib_unregister_client(&srpt_client);
-	srpt_ch_cleanup();
+	srpt_stop();
 	srpt_fabric_unregister();
 	srpt_io_exit();
 	srpt_stats_exit();

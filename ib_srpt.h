@@ -27,6 +27,7 @@
 
 #include <linux/completion.h>
 #include <linux/inet.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
@@ -655,6 +656,8 @@ struct srpt_task {
  * @srq: the device's shared receive queue the channel receives from, or
  *	NULL: it has receive buffers of its own
  * @last_wqe: the QP (on @srq) took its last receive (IB_EVENT_QP_LAST_WQE_REACHED)
+ * @sess_closed: LIO's close_session() is done with the channel (the
+ *	release waits for it if LIO took the session off its ACL's list)
  * @layout: layout of the receive buffers (the SRQ's, with @srq)
  * @recv: receive buffers (@rq_size + 1 of them: see @spare), NULL with @srq
  * @spare: the receive buffer not posted (without @srq), or NULL while it is
@@ -736,6 +739,7 @@ struct srpt_rdma_ch {
 	u16				imm_data_offset;
 	struct srpt_srq			*srq;
 	struct completion		last_wqe;
+	struct completion		sess_closed;
 	struct srpt_recv_layout		layout;
 	struct srpt_recv_iu		*recv;
 	struct srpt_recv_iu		*spare;
@@ -941,7 +945,9 @@ u16 srpt_rdma_cm_port(void);
 struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa);
 void srpt_rdma_cm_unlisten(struct srpt_listener *l);
 void srpt_rdma_cm_relisten(void);
-void srpt_rdma_cm_cleanup(void);
+void srpt_rdma_cm_start(void);
+void srpt_rdma_cm_stop(void);
+void srpt_rdma_cm_flush(void);
 
 /* srpt_fabric_stats.c: counters of target ports in configfs */
 void srpt_add_wwn_groups(struct se_wwn *wwn);
@@ -1012,5 +1018,43 @@ static inline bool srpt_fault_post_send(void)
 #endif
 void srpt_stats_init(void);
 void srpt_stats_exit(void);
+
+/**
+ * enum srpt_fault_point - steps a test can delay (srpt_fault_delay())
+ * @SRPT_FAULT_SET_PORT: the rdma_cm_port setter, before it listens
+ * @SRPT_FAULT_RELISTEN: the relisten work, before it listens again
+ * @SRPT_FAULT_NP_LISTEN: an np listener, after rdma_listen()
+ * @SRPT_FAULT_UNLOAD: module exit (or failed init), the rdma_cm_port
+ *	listener stopped, the IB client not yet unregistered
+ * @SRPT_FAULT_CLOSE_SESSION: LIO's close_session, before it reads the
+ *	session
+ * @SRPT_FAULT_RELEASE: a channel's release, before it removes its session
+ * @SRPT_FAULT_FAIL_INIT: the end of module init, which then fails
+ * @SRPT_FAULT_NR: number of points
+ */
+enum srpt_fault_point {
+	SRPT_FAULT_SET_PORT,
+	SRPT_FAULT_RELISTEN,
+	SRPT_FAULT_NP_LISTEN,
+	SRPT_FAULT_UNLOAD,
+	SRPT_FAULT_CLOSE_SESSION,
+	SRPT_FAULT_RELEASE,
+	SRPT_FAULT_FAIL_INIT,
+	SRPT_FAULT_NR
+};
+
+DECLARE_STATIC_KEY_FALSE(srpt_fault_key);
+bool __srpt_fault_delay(enum srpt_fault_point p);
+
+/*
+ * srpt_fault_delay() - sleep at fault point @p if a test set it; true if
+ * it did. Off (no point ever set) it costs a static branch.
+ */
+static inline bool srpt_fault_delay(enum srpt_fault_point p)
+{
+	if (static_branch_unlikely(&srpt_fault_key))
+		return __srpt_fault_delay(p);
+	return false;
+}
 
 #endif /* IB_SRPT_H */

@@ -692,6 +692,30 @@ static void srpt_ch_leave_srq(struct srpt_rdma_ch *ch)
 	ch->srq = NULL;
 }
 
+/*
+ * LIO's target_shutdown_sessions() (ACL removed, its queue depth changed)
+ * takes a session off the ACL's list under nacl_sess_lock, drops the lock
+ * and then calls close_session() - also when the session was stopped and
+ * released in between. A session so taken off (its sess_acl_list empty;
+ * target_stop_session() keeps later shutdowns from taking it) has a
+ * close_session() call coming or running: wait for it before the session
+ * and the channel are freed.
+ */
+static void srpt_wait_close_session(struct srpt_rdma_ch *ch)
+{
+	struct se_node_acl *nacl = ch->sess->se_node_acl;
+	unsigned long flags;
+	bool closing;
+
+	if (!nacl)
+		return;
+	spin_lock_irqsave(&nacl->nacl_sess_lock, flags);
+	closing = list_empty(&ch->sess->sess_acl_list);
+	spin_unlock_irqrestore(&nacl->nacl_sess_lock, flags);
+	if (closing)
+		wait_for_completion(&ch->sess_closed);
+}
+
 static void srpt_release_ch_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
@@ -713,9 +737,11 @@ static void srpt_release_ch_work(struct work_struct *w)
 	if (ch->accepted)
 		srpt_cm_end(ch);
 	if (ch->sess) {
+		srpt_fault_delay(SRPT_FAULT_RELEASE);
 		target_stop_session(ch->sess);
 		srpt_ch_wait_unpinned(ch);
 		target_wait_for_sess_cmds(ch->sess);
+		srpt_wait_close_session(ch);
 		target_remove_session(ch->sess);
 		srpt_res_add(SRPT_RES_SESSIONS, -1);
 	}
@@ -1062,6 +1088,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	INIT_LIST_HEAD(&ch->free_cmds);
 	INIT_LIST_HEAD(&ch->cmd_chunks);
 	init_completion(&ch->last_wqe);
+	init_completion(&ch->sess_closed);
 	ch->logout_reason = -1;
 	init_completion(&ch->logout_sent);
 	INIT_WORK(&ch->release_work, srpt_release_ch_work);

@@ -66,10 +66,19 @@ static int srpt_get_cmd_state(struct se_cmd *se_cmd)
 	return 0;
 }
 
-/* configfs removed a live ACL: log the initiator out. */
+/*
+ * configfs removed a live ACL: log the initiator out. The channel's
+ * release may have begun: it waits for sess_closed before it frees the
+ * session and the channel (srpt_wait_close_session()).
+ */
 static void srpt_close_session(struct se_session *se_sess)
 {
-	srpt_logout_ch(se_sess->fabric_sess_ptr, SRPT_T_LOGOUT_NONE);
+	struct srpt_rdma_ch *ch;
+
+	srpt_fault_delay(SRPT_FAULT_CLOSE_SESSION);
+	ch = se_sess->fabric_sess_ptr;
+	srpt_logout_ch(ch, SRPT_T_LOGOUT_NONE);
+	complete(&ch->sess_closed);
 }
 
 static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,

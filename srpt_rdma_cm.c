@@ -8,14 +8,23 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/inet.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cm.h>
 #include "ib_srpt.h"
 
+/*
+ * The wildcard listener of rdma_cm_port, changed under srpt_listen_mutex:
+ * rdma_cm_port is the parameter (what it listens on once started),
+ * srpt_cm_running says whether listeners may be started (module init to
+ * exit).
+ */
 static DEFINE_MUTEX(srpt_listen_mutex);
 static struct rdma_cm_id *srpt_listen_id;
 static u16 srpt_listen_port;
+static unsigned short rdma_cm_port;
+static bool srpt_cm_running;
 
 /**
  * struct srpt_listener - an RDMA/CM listener bound to one address (np)
@@ -24,11 +33,18 @@ static u16 srpt_listen_port;
  * @id: the listening id; NULL while no device has the address (its
  *	device was removed: srpt_relisten_work() tries again when a device
  *	comes)
+ * @starting: srpt_listener_start() binds @id; a DEVICE_REMOVAL then only
+ *	sets @removed, and srpt_listener_start() destroys @id
+ * @removed: see @starting
+ * @rebind: the address moved (ADDR_CHANGE): srpt_relisten_work binds again
  */
 struct srpt_listener {
 	struct list_head	entry;
 	struct sockaddr_storage	addr;
 	struct rdma_cm_id	*id;
+	bool			starting;
+	bool			removed;
+	bool			rebind;
 };
 
 /* srpt_listeners: changed under srpt_listen_mutex and srpt_listeners_lock. */
@@ -172,9 +188,10 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *id,
 
 /*
  * The device of an id that is no channel's is going away: if it is an np
- * listener, let the RDMA/CM destroy it (non-zero return) - unless
- * srpt_rdma_cm_unlisten() is destroying it already - and listen again when
- * a device comes (srpt_rdma_cm_relisten()).
+ * listener, let the RDMA/CM destroy it (non-zero return) and listen again
+ * when a device comes (srpt_rdma_cm_relisten()) - unless it is still
+ * being started, or srpt_rdma_cm_unlisten() destroys it already: they
+ * destroy it themselves.
  */
 static int srpt_listener_removed(struct rdma_cm_id *id)
 {
@@ -183,16 +200,41 @@ static int srpt_listener_removed(struct rdma_cm_id *id)
 
 	spin_lock(&srpt_listeners_lock);
 	list_for_each_entry(l, &srpt_listeners, entry) {
-		if (l->id == id) {
+		if (l->id != id)
+			continue;
+		pr_info("RDMA/CM listener on %pISpc: device removed\n",
+			&l->addr);
+		if (l->starting) {
+			l->removed = true;
+		} else {
 			l->id = NULL;
 			ret = 1;
-			pr_info("RDMA/CM listener on %pISpc: device removed\n",
+		}
+		break;
+	}
+	spin_unlock(&srpt_listeners_lock);
+	return ret;
+}
+
+/*
+ * The address of an np listener moved to another device or MAC (bonding
+ * failover): the relisten work binds it again (as nvmet-rdma does).
+ */
+static void srpt_listener_addr_change(struct rdma_cm_id *id)
+{
+	struct srpt_listener *l;
+
+	spin_lock(&srpt_listeners_lock);
+	list_for_each_entry(l, &srpt_listeners, entry) {
+		if (l->id == id) {
+			l->rebind = true;
+			pr_info("RDMA/CM listener on %pISpc: address change, binding again\n",
 				&l->addr);
+			schedule_work(&srpt_relisten_work);
 			break;
 		}
 	}
 	spin_unlock(&srpt_listeners_lock);
-	return ret;
 }
 
 static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
@@ -205,6 +247,8 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
 	if (!ch) {	/* a listener, or the id of a refused login */
 		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
 			return srpt_listener_removed(id);
+		if (ev->event == RDMA_CM_EVENT_ADDR_CHANGE)
+			srpt_listener_addr_change(id);
 		return 0;
 	}
 	switch (ev->event) {
@@ -225,6 +269,19 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
 	return 0;
 }
 
+static int srpt_bind_listen(struct rdma_cm_id *id, struct sockaddr *sa)
+{
+	int ret;
+
+	if (sa->sa_family == AF_INET6 &&
+	    ipv6_addr_any(&((struct sockaddr_in6 *)sa)->sin6_addr))
+		rdma_set_afonly(id, 0);
+	ret = rdma_bind_addr(id, sa);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	return ret;
+}
+
 static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
 {
 	struct rdma_cm_id *id;
@@ -234,17 +291,52 @@ static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
 			    IB_QPT_RC);
 	if (IS_ERR(id))
 		return id;
-	if (sa->sa_family == AF_INET6 &&
-	    ipv6_addr_any(&((struct sockaddr_in6 *)sa)->sin6_addr))
-		rdma_set_afonly(id, 0);
-	ret = rdma_bind_addr(id, sa);
-	if (!ret)
-		ret = rdma_listen(id, 128);
+	ret = srpt_bind_listen(id, sa);
 	if (ret) {
 		rdma_destroy_id(id);
 		return ERR_PTR(ret);
 	}
 	return id;
+}
+
+/*
+ * Start the listening id of a listener in srpt_listeners: published in
+ * @l before it is bound, so that a DEVICE_REMOVAL that comes while it is
+ * bound finds it (the RDMA/CM waits for the removed device's ids to go).
+ * Returns 0, -ENODEV if its device went while it started (@l then waits
+ * for the next device), or the bind's or listen's error.
+ */
+static int srpt_listener_start(struct srpt_listener *l)
+{
+	struct rdma_cm_id *id;
+	bool removed;
+	int ret;
+
+	lockdep_assert_held(&srpt_listen_mutex);
+	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	spin_lock(&srpt_listeners_lock);
+	l->id = id;
+	l->starting = true;
+	l->removed = false;
+	l->rebind = false;
+	spin_unlock(&srpt_listeners_lock);
+
+	ret = srpt_bind_listen(id, (struct sockaddr *)&l->addr);
+	if (!ret)
+		srpt_fault_delay(SRPT_FAULT_NP_LISTEN);
+
+	spin_lock(&srpt_listeners_lock);
+	l->starting = false;
+	removed = l->removed;
+	if (ret || removed)
+		l->id = NULL;
+	spin_unlock(&srpt_listeners_lock);
+	if (ret || removed)
+		rdma_destroy_id(id);
+	return removed ? -ENODEV : ret;
 }
 
 /**
@@ -256,7 +348,7 @@ static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
  * soft-iWARP, whose wildcard listening sockets are bound to the device's
  * netdev and so never see a login from the same host (it comes over lo).
  * When the device with the address goes away the listener waits for it
- * to come back.
+ * to come back; when the address moves (ADDR_CHANGE) it binds again.
  *
  * Return: the listener (undo with srpt_rdma_cm_unlisten()) or an ERR_PTR
  * (-EADDRINUSE if the port is taken on that address).
@@ -264,7 +356,7 @@ static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
 struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa)
 {
 	struct srpt_listener *l;
-	struct rdma_cm_id *id;
+	int ret;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
@@ -272,18 +364,23 @@ struct srpt_listener *srpt_rdma_cm_listen_addr(struct sockaddr *sa)
 	memcpy(&l->addr, sa, sa->sa_family == AF_INET6 ?
 	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
 	mutex_lock(&srpt_listen_mutex);
-	id = srpt_rdma_listen_on(sa);
-	if (IS_ERR(id)) {
-		mutex_unlock(&srpt_listen_mutex);
-		kfree(l);
-		return ERR_CAST(id);
-	}
 	spin_lock(&srpt_listeners_lock);
-	l->id = id;
 	list_add_tail(&l->entry, &srpt_listeners);
 	spin_unlock(&srpt_listeners_lock);
+	ret = srpt_listener_start(l);
+	if (ret && ret != -ENODEV) {
+		spin_lock(&srpt_listeners_lock);
+		list_del(&l->entry);
+		spin_unlock(&srpt_listeners_lock);
+		mutex_unlock(&srpt_listen_mutex);
+		kfree(l);
+		return ERR_PTR(ret);
+	}
 	mutex_unlock(&srpt_listen_mutex);
-	pr_info("RDMA/CM listening on %pISpc\n", sa);
+	if (ret)
+		pr_info("RDMA/CM listener on %pISpc waits for its device\n", sa);
+	else
+		pr_info("RDMA/CM listening on %pISpc\n", sa);
 	return l;
 }
 
@@ -308,21 +405,25 @@ void srpt_rdma_cm_unlisten(struct srpt_listener *l)
 	kfree(l);
 }
 
+/* Listen again where a device went (id NULL) or the address moved. */
 static void srpt_relisten_fn(struct work_struct *w)
 {
 	struct srpt_listener *l;
-	struct rdma_cm_id *id;
+	struct rdma_cm_id *old;
 
+	srpt_fault_delay(SRPT_FAULT_RELISTEN);
 	mutex_lock(&srpt_listen_mutex);
 	list_for_each_entry(l, &srpt_listeners, entry) {
-		if (l->id)
-			continue;
-		id = srpt_rdma_listen_on((struct sockaddr *)&l->addr);
-		if (IS_ERR(id))
-			continue;	/* not this device's address */
 		spin_lock(&srpt_listeners_lock);
-		l->id = id;
+		old = l->rebind ? l->id : NULL;
+		if (old)
+			l->id = NULL;
+		l->rebind = false;
 		spin_unlock(&srpt_listeners_lock);
+		if (old)
+			rdma_destroy_id(old);
+		if (l->id || srpt_listener_start(l))
+			continue;	/* not this device's address */
 		pr_info("RDMA/CM listening on %pISpc again\n", &l->addr);
 	}
 	mutex_unlock(&srpt_listen_mutex);
@@ -332,22 +433,16 @@ static void srpt_relisten_fn(struct work_struct *w)
  * srpt_rdma_cm_relisten() - an RDMA device came: listen again on the
  * addresses whose device had gone
  *
- * Context: the IB client's add(); the listening happens in a work item.
+ * Context: the IB client's add(); the listening happens in a work item,
+ * which srpt_rdma_cm_stop() waits for.
  */
 void srpt_rdma_cm_relisten(void)
 {
 	schedule_work(&srpt_relisten_work);
 }
 
-/**
- * srpt_rdma_cm_listen() - (re)start the RDMA/CM listener
- * @port: TCP-style port number; 0 stops listening
- *
- * Listens on all IPv6 and IPv4 addresses.
- *
- * Return: 0 or a negative errno (the listener is then stopped).
- */
-int srpt_rdma_cm_listen(u16 port)
+/* The wildcard listener on @port (0: none); the old one only if it works. */
+static int srpt_rdma_cm_listen_locked(u16 port)
 {
 	struct sockaddr_in6 sin6 = {
 		.sin6_family = AF_INET6,
@@ -357,32 +452,106 @@ int srpt_rdma_cm_listen(u16 port)
 		.sin_family = AF_INET,
 		.sin_port = htons(port),
 	};
-	struct rdma_cm_id *id = NULL;
+	struct rdma_cm_id *id = NULL, *old;
+
+	lockdep_assert_held(&srpt_listen_mutex);
+	if (port == srpt_listen_port)
+		return 0;
+	if (port) {
+		id = srpt_rdma_listen_on((struct sockaddr *)&sin6);
+		if (IS_ERR(id))
+			id = srpt_rdma_listen_on((struct sockaddr *)&sin);
+		if (IS_ERR(id)) {
+			pr_err("RDMA/CM listener on port %u failed: %ld; still on port %u\n",
+			       port, PTR_ERR(id), srpt_listen_port);
+			return PTR_ERR(id);
+		}
+	}
+	old = srpt_listen_id;
+	srpt_listen_id = id;
+	WRITE_ONCE(srpt_listen_port, port);
+	if (old)
+		rdma_destroy_id(old);
+	if (port)
+		pr_info("RDMA/CM listening on port %u\n", port);
+	return 0;
+}
+
+/**
+ * srpt_rdma_cm_listen() - move the RDMA/CM listener to another port
+ * @port: TCP-style port number; 0 stops listening
+ *
+ * Listens on all IPv6 and IPv4 addresses. The listener on the old port
+ * is stopped only once the new one listens. Before srpt_rdma_cm_start()
+ * and after srpt_rdma_cm_stop() it only records @port.
+ *
+ * Return: 0 or a negative errno (the old listener then stays).
+ */
+int srpt_rdma_cm_listen(u16 port)
+{
 	int ret = 0;
 
 	mutex_lock(&srpt_listen_mutex);
-	if (srpt_listen_id && port == srpt_listen_port)
-		goto out;
-	if (srpt_listen_id)
-		rdma_destroy_id(srpt_listen_id);
-	srpt_listen_id = NULL;
-	srpt_listen_port = 0;
-	if (!port)
-		goto out;
-	id = srpt_rdma_listen_on((struct sockaddr *)&sin6);
-	if (IS_ERR(id))
-		id = srpt_rdma_listen_on((struct sockaddr *)&sin);
-	if (IS_ERR(id)) {
-		ret = PTR_ERR(id);
-		pr_err("RDMA/CM listener on port %u failed: %d\n", port, ret);
-		goto out;
+	if (srpt_cm_running) {
+		/* Holds the mutex, so module exit waits for it. */
+		srpt_fault_delay(SRPT_FAULT_SET_PORT);
+		ret = srpt_rdma_cm_listen_locked(port);
 	}
-	srpt_listen_id = id;
-	srpt_listen_port = port;
-	pr_info("RDMA/CM listening on port %u\n", port);
-out:
+	if (!ret)
+		WRITE_ONCE(rdma_cm_port, port);
 	mutex_unlock(&srpt_listen_mutex);
 	return ret;
+}
+
+static int srpt_set_rdma_cm_port(const char *val, const struct kernel_param *kp)
+{
+	u16 port;
+	int ret;
+
+	ret = kstrtou16(val, 0, &port);
+	return ret ? ret : srpt_rdma_cm_listen(port);
+}
+
+static int srpt_get_rdma_cm_port(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(rdma_cm_port));
+}
+
+static const struct kernel_param_ops srpt_rdma_cm_port_ops = {
+	.set = srpt_set_rdma_cm_port,
+	.get = srpt_get_rdma_cm_port,
+};
+module_param_cb(rdma_cm_port, &srpt_rdma_cm_port_ops, &rdma_cm_port, 0644);
+MODULE_PARM_DESC(rdma_cm_port,
+		 "Port the RDMA/CM listener accepts SRP logins on, 0 = none (default 0; also target/srpt/discovery_auth/rdma_cm_port)");
+
+/**
+ * srpt_rdma_cm_start() - listen on rdma_cm_port from now on
+ *
+ * Context: module init, once the IB client is registered.
+ */
+void srpt_rdma_cm_start(void)
+{
+	mutex_lock(&srpt_listen_mutex);
+	srpt_cm_running = true;
+	if (rdma_cm_port && srpt_rdma_cm_listen_locked(rdma_cm_port))
+		WRITE_ONCE(rdma_cm_port, 0);
+	mutex_unlock(&srpt_listen_mutex);
+}
+
+/**
+ * srpt_rdma_cm_stop() - stop the listener of rdma_cm_port, for good
+ *
+ * Serialised with the parameter's setter: none starts a listener after
+ * this. Context: module exit (and a failed init), before the IB client
+ * is unregistered; srpt_rdma_cm_flush() after that.
+ */
+void srpt_rdma_cm_stop(void)
+{
+	mutex_lock(&srpt_listen_mutex);
+	srpt_cm_running = false;
+	srpt_rdma_cm_listen_locked(0);
+	mutex_unlock(&srpt_listen_mutex);
 }
 
 /**
@@ -392,16 +561,17 @@ out:
  */
 u16 srpt_rdma_cm_port(void)
 {
-	return READ_ONCE(srpt_listen_port);
+	return READ_ONCE(rdma_cm_port);
 }
 
 /**
- * srpt_rdma_cm_cleanup() - stop every RDMA/CM listener of rdma_cm_port
+ * srpt_rdma_cm_flush() - wait for the relisten work, for good
  *
- * Context: module unload; the np listeners went with the configfs tree.
+ * Context: module exit and every unwind of module init that registered
+ * the IB client, after ib_unregister_client(): no device can queue the
+ * work again (a device added during unload would, before it).
  */
-void srpt_rdma_cm_cleanup(void)
+void srpt_rdma_cm_flush(void)
 {
 	cancel_work_sync(&srpt_relisten_work);
-	srpt_rdma_cm_listen(0);
 }

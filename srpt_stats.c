@@ -20,7 +20,9 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fault-inject.h>
+#include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 
 #include "ib_srpt.h"
@@ -142,6 +144,98 @@ static void srpt_fault_init(struct dentry *dir)
 }
 #endif
 
+/*
+ * Fault points (tests): a delay of a chosen step, to hold a race window
+ * open. debugfs ib_srpt/fault_delay_ms/<point> in ms, 0 = off (default);
+ * the module parameter fault_delay_ms="<point>=<ms>[,...]" sets them at
+ * load, for the steps of module init. Off, a point costs a static branch.
+ */
+DEFINE_STATIC_KEY_FALSE(srpt_fault_key);
+static u32 srpt_fault_ms[SRPT_FAULT_NR];
+static const char *const srpt_fault_names[SRPT_FAULT_NR] = {
+	[SRPT_FAULT_SET_PORT]		= "set_port",
+	[SRPT_FAULT_RELISTEN]		= "relisten",
+	[SRPT_FAULT_NP_LISTEN]		= "np_listen",
+	[SRPT_FAULT_UNLOAD]		= "unload",
+	[SRPT_FAULT_CLOSE_SESSION]	= "close_session",
+	[SRPT_FAULT_RELEASE]		= "release",
+	[SRPT_FAULT_FAIL_INIT]		= "fail_init",
+};
+
+static char srpt_fault_param[128];
+module_param_string(fault_delay_ms, srpt_fault_param,
+		    sizeof(srpt_fault_param), 0444);
+MODULE_PARM_DESC(fault_delay_ms,
+		 "Tests only: <point>=<ms>[,...] delays a step (debugfs ib_srpt/fault_delay_ms); fail_init=<ms> fails module init after that long");
+
+/**
+ * __srpt_fault_delay() - sleep as long as a fault point says
+ * @p: the point
+ *
+ * Use srpt_fault_delay(), which calls this only when a point is set.
+ *
+ * Return: true if the point was set (and slept).
+ */
+bool __srpt_fault_delay(enum srpt_fault_point p)
+{
+	u32 ms = READ_ONCE(srpt_fault_ms[p]);
+
+	if (!ms)
+		return false;
+	pr_info("fault point %s: %u ms\n", srpt_fault_names[p], ms);
+	msleep(ms);
+	return true;
+}
+
+static int srpt_fault_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(*(u32 *)data);
+	return 0;
+}
+
+static int srpt_fault_set(void *data, u64 val)
+{
+	if (val > 600000)
+		return -ERANGE;
+	WRITE_ONCE(*(u32 *)data, val);
+	if (val)
+		static_branch_enable(&srpt_fault_key);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(srpt_fault_fops, srpt_fault_get, srpt_fault_set,
+			 "%llu\n");
+
+/* fault_delay_ms="<point>=<ms>,...": unknown points are logged, skipped. */
+static void srpt_fault_parse(void)
+{
+	char *s = srpt_fault_param, *tok, *eq;
+	unsigned int ms;
+	int p;
+
+	while ((tok = strsep(&s, ",")) != NULL) {
+		eq = strchr(tok, '=');
+		if (!*tok || !eq)
+			continue;
+		*eq = '\0';
+		p = match_string(srpt_fault_names, SRPT_FAULT_NR, tok);
+		if (p < 0 || kstrtouint(eq + 1, 0, &ms) ||
+		    srpt_fault_set(&srpt_fault_ms[p], ms))
+			pr_warn("fault_delay_ms: %s=%s ignored\n", tok, eq + 1);
+		*eq = '=';
+	}
+}
+
+static void srpt_fault_delay_init(struct dentry *dir)
+{
+	struct dentry *d = debugfs_create_dir("fault_delay_ms", dir);
+	int i;
+
+	for (i = 0; i < SRPT_FAULT_NR; i++)
+		debugfs_create_file_unsafe(srpt_fault_names[i], 0600, d,
+					   &srpt_fault_ms[i], &srpt_fault_fops);
+	srpt_fault_parse();
+}
+
 /**
  * srpt_stats_init() - create /sys/kernel/debug/ib_srpt/resources
  *
@@ -155,6 +249,7 @@ void srpt_stats_init(void)
 	debugfs_create_file("events", 0444, srpt_dbg_dir, NULL,
 			    &srpt_events_fops);
 	srpt_fault_init(srpt_dbg_dir);
+	srpt_fault_delay_init(srpt_dbg_dir);
 }
 
 /**

@@ -196,6 +196,10 @@ cmdline+=" softlockup_panic=0 rdinit=/init"
 # whose _PRT loops run into their 30 s timeout three times under KASAN
 # and lockdep in TCG (boot to /init: 111 s, with pci=noacpi 16 s).
 [ "$KVER" = debug ] && cmdline+=" slub_debug=FZP slab_nomerge pci=noacpi"
+# A scenario's own "# kernel-args: ..." line (e.g. slub_debug=P, so that a
+# use-after-free reads poison and oopses on the release kernels too).
+kargs=$(sed -n 's/^# kernel-args: *//p' "$script_abs" | head -n1)
+[ -n "$kargs" ] && [ "$KVER" != debug ] && cmdline+=" $kargs"
 
 # shellcheck disable=SC2054  # the commas are qemu option syntax
 qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
