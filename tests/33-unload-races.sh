@@ -22,6 +22,7 @@
 # PARTS="9 13a 13b 10" (default) runs a selection.
 # kernel-args: slub_debug=P
 # stock: skip fault points and the races' fixes are ours
+# long: four race windows held open for seconds each, 1.5-2 minutes; kept out of the default run to keep it near 40 minutes
 . "$PROJECT/tools/guest-lib.sh"
 
 PARTS="9 13a 13b 10"

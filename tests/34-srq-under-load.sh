@@ -23,6 +23,7 @@
 # buffer for the SRP_CRED_RSP terminates the connection.
 # stock: skip the in-kernel module sends no SRP_CRED_REQ and has no IB CM listener on RoCE
 # timeout: 600
+# long: 30 s of fio over an overcommitted SRQ plus two credit bursts, 2-4 minutes; kept out of the default run to keep it near 40 minutes
 . "$PROJECT/tools/guest-lib.sh"
 . "$PROJECT/tools/ibcm-test/ibcm-lib.sh"
 
