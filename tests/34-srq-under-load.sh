@@ -120,11 +120,7 @@ for srq in 0 1; do
 	[ "$(srpt_event cred_reqs)" -gt "$c0" ] || bad "use_srq=$srq: the target counted no SRP_CRED_REQ"
 done
 
-wait_for 30 sh -c "[ \$(awk '\$1 == \"channels\" { print \$2 }' $RES) = 0 ]" ||
-	bad "$(resource channels) channels left"
-while read -r k v; do
-	[ "$v" = 0 ] || bad "at the end $k is $v, not 0"
-done <"$RES"
+resources_free || bad "at the end not every resource is 0: $(grep -v ' 0$' "$RES" | xargs)"
 splats=$(klog_splats)
 [ -z "$splats" ] || { echo "$splats" | head -n 20; bad "kernel splats"; }
 ((${#errs[@]} == 0)) || fail "${#errs[@]} failures: $(printf '%s; ' "${errs[@]}")"

@@ -1203,6 +1203,34 @@ static int case_abort_race(void)
 }
 
 /*
+ * Two channels of one nexus (b a MULTI login beside a), both ready, 4
+ * READs taken on b, then a LOGICAL UNIT RESET from a: b's READs end
+ * without a response and the target owes b their credits (SRP_CRED_REQ).
+ * With @hold, b keeps the SRP_CRED_RSP of that request to itself.
+ */
+static int reset_under_other_channel(struct conn *a, struct conn *b,
+				     uint64_t *tags, bool hold)
+{
+	struct login_req l;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	default_login(&l);
+	ret = login_ok(a, &l);
+	if (!ret) {
+		l.flags = 1;		/* MULTI: a stays */
+		ret = login_ok(b, &l) ? failctx("second channel") : 0;
+	}
+	b->hold_cred_rsp = hold;
+	if (ret)
+		return ret;
+	/* b's READs reach LIO before a resets the LU. */
+	return tur_good(a) || tur_good(b) || send_reads(b, tags, 4) ||
+	       taken(b, "b") ||
+	       tm(a, 0x08, ~0ULL, 0x00, "LOGICAL UNIT RESET on the other channel");
+}
+
+/*
  * Credits of commands that end without a response come back all the same,
  * in an SRP_CRED_REQ. Channel b (its own LIO session) has 4 READs in flight
  * on --lun, which the scenario makes slow (each I/O takes 5 s) and
@@ -1213,28 +1241,12 @@ static int case_abort_race(void)
 static int case_cred_req(void)
 {
 	uint64_t tags[4];
-	struct login_req l;
 	struct conn a, b;
 	int64_t end;
 	unsigned int late;
 	int ret;
 
-	memset(&b, 0, sizeof(b));
-	default_login(&l);
-	ret = login_ok(&a, &l);
-	if (!ret) {
-		l.flags = 1;		/* MULTI: a stays */
-		ret = login_ok(&b, &l) ? failctx("second channel") : 0;
-	}
-	if (!ret)
-		ret = tur_good(&a) || tur_good(&b);
-	if (!ret)
-		ret = send_reads(&b, tags, 4);
-	/* b's READs reach LIO before a resets the LU. */
-	if (!ret)
-		ret = taken(&b, "b");
-	if (!ret)
-		ret = tm(&a, 0x08, ~0ULL, 0x00, "LOGICAL UNIT RESET on the other channel");
+	ret = reset_under_other_channel(&a, &b, tags, false);
 	end = now_ms() + g_timeout_ms;
 	while (!ret && (b.req_lim != b.req_lim_init || !b.n_cred_req)) {
 		if (dead(&b))
@@ -1299,24 +1311,12 @@ static int case_cred_rsp_burst(void)
 	uint8_t cdb[10], iu[64], ans[16] = { SRP_CRED_RSP };
 	long long rnr0, rnr1;
 	int64_t end, t0 = 0;
-	struct login_req l;
 	struct conn a, b;
 	unsigned int i, n = 0, got = 0;
 	struct seg sg;
 	int ret;
 
-	memset(&b, 0, sizeof(b));
-	default_login(&l);
-	ret = login_ok(&a, &l);
-	if (!ret) {
-		l.flags = 1;		/* MULTI: a stays */
-		ret = login_ok(&b, &l) ? failctx("second channel") : 0;
-	}
-	b.hold_cred_rsp = true;
-	if (!ret)
-		ret = tur_good(&a) || tur_good(&b) || send_reads(&b, tags, 4) ||
-		      taken(&b, "b") ||
-		      tm(&a, 0x08, ~0ULL, 0x00, "LOGICAL UNIT RESET on the other channel");
+	ret = reset_under_other_channel(&a, &b, tags, true);
 	end = now_ms() + g_timeout_ms;
 	while (!ret && (b.req_lim != b.req_lim_init || !b.n_held)) {
 		if (dead(&b))
