@@ -478,15 +478,23 @@ struct srpt_recv_iu {
 };
 
 /**
- * struct srpt_rw - one RDMA context of a command and the buffer it moves
+ * struct srpt_rw - one RDMA context of a command, and a piece of its buffer
  * @rw: rdma_rw context
- * @sg: data buffer (from target_alloc_sgl)
+ * @sg: the bytes @rw moves: entries of the data buffer, or of a table of
+ *	its own (@own_sg) where they start or end inside a page
  * @nents: entries in @sg
  * @va: remote address
  * @rkey: remote key
  * @len: bytes
  * @cnt: entries of @sg mapped by @rw
  * @active: @rw is initialised
+ * @own_sg: @sg is allocated for this context
+ * @buf: piece of the data buffer LIO sees (from target_alloc_sgl): the
+ *	command's bytes in full pages, rw_size bytes per piece, chained; only
+ *	the first pieces of cmd->rw carry one, and not in the order of the
+ *	contexts
+ * @buf_nents: entries in @buf
+ * @buf_len: bytes in @buf
  */
 struct srpt_rw {
 	struct rdma_rw_ctx	rw;
@@ -497,6 +505,10 @@ struct srpt_rw {
 	u32			len;
 	u32			cnt;
 	bool			active;
+	bool			own_sg;
+	struct scatterlist	*buf;
+	unsigned int		buf_nents;
+	u32			buf_len;
 };
 
 /* What a command waits for when the send queue is full. */
@@ -532,7 +544,7 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @n_wrs: send queue slots the RDMA contexts use
  * @xfer_len: bytes the initialised RDMA contexts move
  * @sq_held: send queue slots held by what is posted
- * @data_sg: data buffer handed to LIO (chained @rw sgs, or @iu->imm_sg)
+ * @data_sg: data buffer handed to LIO (chained @rw bufs, or @iu->imm_sg)
  * @data_nents: entries in @data_sg
  * @imm: data came as immediate data
  * @data_out: RDMA READ direction

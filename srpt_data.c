@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The data of SRP commands: data buffers (one scatterlist per remote
- * descriptor piece, chained for LIO; immediate data in place in the
- * receive buffer) and the rdma_rw contexts that move them. When transfers
+ * The data of SRP commands: data buffers (the command's bytes in whole
+ * pages, as LIO and the block layer need them, whatever the lengths of the
+ * initiator's descriptors; immediate data in place in the receive buffer)
+ * and the rdma_rw contexts that move them. When transfers
  * start and what waits for the send queue is srpt_io.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -50,11 +51,15 @@ void srpt_free_data(struct srpt_cmd *cmd)
 	for (i = 0; i < cmd->n_rw; i++) {
 		struct srpt_rw *rw = &cmd->rw[i];
 
-		if (rw->sg) {
-			target_free_sgl(rw->sg, rw->nents);
-			srpt_res_add(SRPT_RES_DATA_BYTES, -(long)rw->len);
+		if (rw->own_sg)
+			kfree(rw->sg);
+		if (rw->buf) {
+			target_free_sgl(rw->buf, rw->buf_nents);
+			srpt_res_add(SRPT_RES_DATA_BYTES, -(long)rw->buf_len);
 		}
 		rw->sg = NULL;
+		rw->own_sg = false;
+		rw->buf = NULL;
 	}
 	if (cmd->rw && cmd->rw != cmd->rw_inline) {
 		kfree(cmd->rw);
@@ -88,14 +93,83 @@ static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 	cmd->data_nents = n;
 }
 
+/*
+ * The data buffer: @len bytes in pieces of rw_size (whole pages but the
+ * last), piece j in cmd->rw[j].buf, chained into one list for LIO. There
+ * are at least as many contexts as pieces.
+ */
+static int srpt_alloc_buf(struct srpt_cmd *cmd, u32 len)
+{
+	u32 size = cmd->ch->rw_size, off, j = 0;
+	struct srpt_rw *prev = NULL;
+	int ret;
+
+	for (off = 0; off < len; off += size, j++) {
+		struct srpt_rw *rw = &cmd->rw[j];
+
+		rw->buf_len = min(len - off, size);
+		ret = target_alloc_sgl(&rw->buf, &rw->buf_nents, rw->buf_len,
+				       false, off + size < len);
+		if (ret)
+			return ret;
+		srpt_res_add(SRPT_RES_DATA_BYTES, rw->buf_len);
+		if (prev)
+			sg_chain(prev->buf, prev->buf_nents + 1, rw->buf);
+		prev = rw;
+		cmd->data_nents += rw->buf_nents;
+	}
+	cmd->data_sg = cmd->rw[0].buf;
+	return 0;
+}
+
+/* Entry of the data buffer that holds byte @off. */
+static struct scatterlist *srpt_buf_sg(struct srpt_cmd *cmd, u32 off)
+{
+	u32 per = cmd->ch->rw_size / PAGE_SIZE;
+
+	return &cmd->rw[off / cmd->ch->rw_size].buf[off / PAGE_SIZE % per];
+}
+
+/*
+ * The scatterlist of context @rw, which moves bytes @start.. of the data
+ * buffer. Where they are whole pages (all of a descriptor whose data starts
+ * on a page boundary of the buffer) it is the buffer's own entries; where
+ * they start or end inside a page shared with another context, a table of
+ * their own with offsets into the same pages.
+ */
+static int srpt_rw_sg(struct srpt_cmd *cmd, struct srpt_rw *rw, u32 start,
+		      u32 total)
+{
+	u32 end = start + rw->len, first = start / PAGE_SIZE, i;
+
+	rw->nents = DIV_ROUND_UP(end, PAGE_SIZE) - first;
+	if (!offset_in_page(start) && (!offset_in_page(end) || end == total)) {
+		rw->sg = srpt_buf_sg(cmd, start);
+		return 0;
+	}
+	rw->sg = kmalloc_array(rw->nents, sizeof(*rw->sg), GFP_KERNEL);
+	if (!rw->sg)
+		return -ENOMEM;
+	rw->own_sg = true;
+	sg_init_table(rw->sg, rw->nents);
+	for (i = 0; i < rw->nents; i++) {
+		u32 page = (first + i) * PAGE_SIZE;
+		u32 from = max(page, start), to = min(page + PAGE_SIZE, end);
+
+		sg_set_page(&rw->sg[i], sg_page(srpt_buf_sg(cmd, page)),
+			    to - from, from - page);
+	}
+	return 0;
+}
+
 /**
  * srpt_alloc_data() - allocate the data buffer of a command
  * @cmd: command holding the request @ci was parsed from
  * @ci: the parsed SRP_CMD
  *
- * One scatterlist per RDMA context (a remote buffer, cut into pieces of
- * at most rw_size), chained so that LIO sees a single list in
- * cmd->data_sg. Immediate data stays in the receive buffer.
+ * One RDMA context per remote buffer piece of at most rw_size, over one
+ * data buffer that LIO sees in cmd->data_sg. Immediate data stays in the
+ * receive buffer.
  *
  * Return: 0, -E2BIG if the command needs too many RDMA contexts, or
  * -ENOMEM.
@@ -103,8 +177,7 @@ static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
-	struct srpt_rw *prev = NULL;
-	u32 i, n = 0, k = 0, off, chunk;
+	u32 i, n = 0, k = 0, off, chunk, start = 0;
 	int ret;
 
 	cmd->data_out = ci->data_out;
@@ -129,33 +202,44 @@ int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 		memset(cmd->rw_inline, 0, sizeof(cmd->rw_inline));
 	}
 	cmd->n_rw = n;
+	ret = srpt_alloc_buf(cmd, ci->data_len);
+	if (ret)
+		goto fail;
 	for (i = 0; i < ci->n_desc; i++) {
 		struct srpt_cmd_desc d = srpt_cmd_desc(ci, i);
 
-		for (off = 0; off < d.len; off += chunk) {
+		for (off = 0; off < d.len; off += chunk, start += chunk) {
 			struct srpt_rw *rw = &cmd->rw[k++];
 
 			chunk = min(d.len - off, ch->rw_size);
 			rw->va = d.va + off;
 			rw->rkey = d.rkey;
 			rw->len = chunk;
-			ret = target_alloc_sgl(&rw->sg, &rw->nents, chunk,
-					       false, n > 1);
+			ret = srpt_rw_sg(cmd, rw, start, ci->data_len);
 			if (ret)
 				goto fail;
-			srpt_res_add(SRPT_RES_DATA_BYTES, chunk);
-			if (prev)
-				sg_chain(prev->sg, prev->nents + 1, rw->sg);
-			prev = rw;
-			cmd->data_nents += rw->nents;
 		}
 	}
-	cmd->data_sg = cmd->rw[0].sg;
 	return 0;
 
 fail:
 	srpt_free_data(cmd);
 	return ret;
+}
+
+/* Entries of @rw for its first @xfer bytes, the last one ending there. */
+static u32 srpt_rw_trim(struct srpt_rw *rw, u32 xfer)
+{
+	struct scatterlist *sg = rw->sg;
+	u32 cnt = 1;
+
+	while (xfer > sg->length && cnt < rw->nents) {
+		xfer -= sg->length;
+		sg = sg_next(sg);
+		cnt++;
+	}
+	sg->length = xfer;
+	return cnt;
 }
 
 /**
@@ -187,10 +271,7 @@ int srpt_rw_init(struct srpt_cmd *cmd)
 		struct srpt_rw *rw = &cmd->rw[cmd->n_active];
 		u32 xfer = min(rw->len, left);
 
-		/* Page entries, or the one entry of a table. */
-		rw->cnt = min_t(u32, DIV_ROUND_UP(xfer, PAGE_SIZE), rw->nents);
-		/* Trim the last entry to what is moved. */
-		rw->sg[rw->cnt - 1].length = xfer - (rw->cnt - 1) * PAGE_SIZE;
+		rw->cnt = srpt_rw_trim(rw, xfer);
 		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
 				       rw->sg, rw->cnt, 0, rw->va, rw->rkey,
 				       dir);

@@ -463,7 +463,7 @@ out:
 /*
  * big: a WRITE(16) of 64 MiB (the most one SRP_CMD may carry, the largest
  * request of ib_srp with max_sect=131072) from 16 indirect descriptors of
- * unequal lengths (whole pages) at unaligned addresses, all in the IU,
+ * unequal, odd lengths at unaligned addresses, all in the IU,
  * then a READ(16) of it into 16 other pieces (cut elsewhere, with gaps):
  * both GOOD without a residual, the data right. The LUN (--lun) needs
  * 64 MiB.
@@ -546,15 +546,15 @@ int case_big(void)
 		goto out;
 	}
 	/*
-	 * Lengths in whole pages: the target's data buffer is one
-	 * scatterlist per descriptor piece, and LIO's iblock makes a bio
-	 * vector of each entry; an entry that is not a multiple of the
-	 * block size in the middle of the list misplaces the data behind
-	 * it (seen with 100-byte offsets on a brd LUN; ramdisk and fileio
-	 * copy byte-wise).
+	 * Lengths of odd byte counts: the target must still give LIO's
+	 * backend whole pages (iblock makes a bio vector of each entry, and
+	 * one that is not a multiple of the block size in the middle of
+	 * the list misplaces the data behind it; ramdisk and fileio copy
+	 * byte-wise and do not show it).
 	 */
-	big_segs(w, BIG_NDESC, BIG_W_OFF + 100, BIG_LEN, 3 * 4096, 0);
-	big_segs(rd, BIG_NDESC, BIG_R_OFF + 8, BIG_LEN, 65536 + 5 * 4096, 4100);
+	big_segs(w, BIG_NDESC, BIG_W_OFF + 100, BIG_LEN, 3 * 4096 + 100, 0);
+	big_segs(rd, BIG_NDESC, BIG_R_OFF + 8, BIG_LEN, 65536 + 5 * 4096 + 12,
+		 4100);
 	fill_random(c.data + BIG_W_OFF + 100, BIG_LEN);
 	for (i = 0; i < BIG_NDESC; i++)
 		memset(c.data + rd[i].off, 0, rd[i].len);
