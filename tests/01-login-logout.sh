@@ -6,7 +6,6 @@
 # 64 KiB writes (RDMA READ by the target) and 4 KiB writes (immediate data,
 # carried inside the SRP_CMD): a block device still reads a write buffer
 # after the command was handed to it, ramdisk and fileio copy it at once.
-# core:
 . "$PROJECT/tools/guest-lib.sh"
 
 KINDS=(ramdisk fileio block)

@@ -11,7 +11,6 @@
 # is empty again.  Read through rtslib, from each ACL's info attribute.
 # stock: skip the in-kernel module has no info attribute (targetcli-fb#78)
 # siw: skip the IB CM (iWARP has none)
-# core:
 . "$PROJECT/tools/guest-lib.sh"
 . "$PROJECT/tools/ibcm-test/ibcm-lib.sh"
 
