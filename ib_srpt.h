@@ -657,7 +657,8 @@ struct srpt_task {
  * @accepted: the CM accepted the connection (a DREQ is due at teardown)
  * @cm_settled: the connection got established or failed after the accept
  *	(set by the CM event handler; the release work waits for it)
- * @iu_running: one context is dispatching ch->iu_wait
+ * @iu_running: one context is dispatching ch->iu_wait (srpt_ch_wait_dispatch()
+ *	waits for it to finish)
  * @rq_size: receive buffers, credits granted at login
  * @sq_size: send queue work requests asked for (before rdma_rw adds the
  *	RDMA contexts' own)
@@ -881,6 +882,7 @@ struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
 int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
 void srpt_ch_go_live(struct srpt_rdma_ch *ch);
 void srpt_ch_drain(struct srpt_rdma_ch *ch);
+void srpt_ch_wait_dispatch(struct srpt_rdma_ch *ch);
 void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch);
 void srpt_repost_iu(struct srpt_cmd *cmd, bool credit);
 void srpt_put_cmd(struct srpt_cmd *cmd);
@@ -1042,6 +1044,8 @@ void srpt_stats_exit(void);
  *	session
  * @SRPT_FAULT_RELEASE: a channel's release, before it removes its session
  * @SRPT_FAULT_FAIL_INIT: the end of module init, which then fails
+ * @SRPT_FAULT_DISPATCH: a dispatch of a received IU outside the channel's
+ *	CQ (which the QP drain does not wait for), before its handler
  * @SRPT_FAULT_NR: number of points
  */
 enum srpt_fault_point {
@@ -1052,6 +1056,7 @@ enum srpt_fault_point {
 	SRPT_FAULT_CLOSE_SESSION,
 	SRPT_FAULT_RELEASE,
 	SRPT_FAULT_FAIL_INIT,
+	SRPT_FAULT_DISPATCH,
 	SRPT_FAULT_NR
 };
 

@@ -736,6 +736,7 @@ static void srpt_release_ch_work(struct work_struct *w)
 	srpt_ch_drain(ch);
 	if (ch->accepted)
 		srpt_cm_end(ch);
+	srpt_ch_wait_dispatch(ch);
 	if (ch->sess) {
 		srpt_fault_delay(SRPT_FAULT_RELEASE);
 		target_stop_session(ch->sess);

@@ -1375,13 +1375,43 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 		spin_unlock_irqrestore(&ch->lock, flags);
 
 		cmd->iu = iu;
+		if (current_work() != &ch->cq->work)
+			srpt_fault_delay(SRPT_FAULT_DISPATCH);
 		srpt_iu_handler(ch, cmd);
 
 		spin_lock_irqsave(&ch->lock, flags);
 		ch->iu_running = false;
 		spin_unlock_irqrestore(&ch->lock, flags);
+		wake_up_var(&ch->iu_running);
 	}
 	srpt_ch_put(ch);
+}
+
+static bool srpt_dispatching(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	bool running;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	running = ch->iu_running;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return running;
+}
+
+/**
+ * srpt_ch_wait_dispatch() - wait until no IU of a channel is dispatched
+ * @ch: channel that left LIVE
+ *
+ * A dispatch starts only on a LIVE channel, and one at a time
+ * (srpt_run_iu_wait()); one in progress may be in a context the QP drain
+ * does not wait for (a LIO worker returning a command, the grow work, the
+ * CM handler) and may sleep before it reaches LIO. After this no IU of
+ * @ch reaches LIO: the release may stop the session.
+ */
+void srpt_ch_wait_dispatch(struct srpt_rdma_ch *ch)
+{
+	WARN_ON_ONCE(READ_ONCE(ch->state) == SRPT_CH_LIVE);
+	wait_var_event(&ch->iu_running, !srpt_dispatching(ch));
 }
 
 /*

@@ -160,6 +160,7 @@ static const char *const srpt_fault_names[SRPT_FAULT_NR] = {
 	[SRPT_FAULT_CLOSE_SESSION]	= "close_session",
 	[SRPT_FAULT_RELEASE]		= "release",
 	[SRPT_FAULT_FAIL_INIT]		= "fail_init",
+	[SRPT_FAULT_DISPATCH]		= "dispatch",
 };
 
 static char srpt_fault_param[128];
