@@ -801,9 +801,24 @@ static u32 srpt_ch_recv_cqes(struct srpt_rdma_ch *ch, u32 max_recv_wr)
 	return ch->srq ? ch->srq->size : max_recv_wr;
 }
 
-/* The QP of a new channel, sharing the CQ ch->cq. */
+/*
+ * Send queue work requests that the data of the largest command needs
+ * where rdma_rw uses no MRs: a page per SGE, as many SGEs per work request
+ * as the QP takes (6 on siw), and a part-filled one per context.
+ */
+static u32 srpt_big_cmd_wrs(struct ib_device *dev)
+{
+	u32 sge = max3(dev->attrs.max_sge_rd, dev->attrs.max_send_sge, 1);
+
+	return DIV_ROUND_UP(SRPT_MAX_DATA_LEN / PAGE_SIZE, sge) + SRPT_MAX_RW;
+}
+
+/*
+ * The QP of a new channel, sharing the CQ ch->cq; @extra_wrs more send
+ * queue work requests than a response slot per credit.
+ */
 static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
-			      struct ib_qp_init_attr *attr)
+			      struct ib_qp_init_attr *attr, u32 extra_wrs)
 {
 	struct ib_device *dev = ch->sport->sdev->ib_dev;
 	u32 factor;
@@ -815,7 +830,8 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
 	attr->qp_context = ch;
 	attr->send_cq = ch->cq;
 	attr->recv_cq = ch->cq;
-	attr->cap.max_send_wr = ch->sq_size;
+	attr->cap.max_send_wr = min_t(u32, ch->sq_size + extra_wrs,
+				      dev->attrs.max_qp_wr);
 	attr->cap.max_send_sge = max(dev->attrs.max_sge_rd,
 				     dev->attrs.max_send_sge);
 	if (ch->srq) {
@@ -848,6 +864,9 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
  * full). The send queue's size is known once the QP exists (rdma_rw adds
  * room for the RDMA contexts, more where it needs MRs): if the first CQ
  * is too small for it, the QP is made again with a CQ of the right size.
+ * So it is if the send queue cannot take the data of the largest command
+ * beside a response per credit (siw: 64 MiB of RDMA WRITEs of 6 pages
+ * each are 2731 work requests, which rdma_rw does not count).
  */
 static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
@@ -855,6 +874,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 	struct ib_qp_init_attr attr;
 	u32 need, cq_size = 2 * ch->rq_size + 1 +
 			   srpt_ch_recv_cqes(ch, ch->rq_size + 1);
+	u32 extra = 0, big = srpt_big_cmd_wrs(dev);
 	bool again = false;
 	int ret;
 
@@ -869,7 +889,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 		}
 		ch->cq_size = cq_size;
 		srpt_res_add(SRPT_RES_CQ_ENTRIES, cq_size);
-		srpt_qp_init_attr(ch, &attr);
+		srpt_qp_init_attr(ch, &attr, extra);
 		ret = lc->ops->create_qp(ch, &attr);
 		if (ret) {
 			pr_warn("%s: QP creation failed: %d\n", ch->sess_name,
@@ -879,11 +899,16 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 		/* The slots of the drain work requests are in there. */
 		need = attr.cap.max_send_wr +
 		       srpt_ch_recv_cqes(ch, attr.cap.max_recv_wr);
-		if (need <= ch->cq_size || again)
+		if (again || (need <= ch->cq_size &&
+			      attr.cap.max_send_wr >= ch->sq_size + big + 1))
 			break;
 		lc->ops->destroy_qp(ch);
 		ib_cq_pool_put(ch->cq, ch->cq_size);
 		srpt_res_add(SRPT_RES_CQ_ENTRIES, -(long)ch->cq_size);
+		if (attr.cap.max_send_wr < ch->sq_size + big + 1) {
+			extra = big + 1;
+			need += big + 1;
+		}
 		cq_size = need;
 		again = true;
 	}
