@@ -866,7 +866,8 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
  * is too small for it, the QP is made again with a CQ of the right size.
  * So it is if the send queue cannot take the data of the largest command
  * beside a response per credit (siw: 64 MiB of RDMA WRITEs of 6 pages
- * each are 2731 work requests, which rdma_rw does not count).
+ * each are 2731 work requests, which rdma_rw does not count), unless
+ * srp_sq_size is below its default.
  */
 static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
@@ -874,10 +875,13 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 	struct ib_qp_init_attr attr;
 	u32 need, cq_size = 2 * ch->rq_size + 1 +
 			   srpt_ch_recv_cqes(ch, ch->rq_size + 1);
-	u32 extra = 0, big = srpt_big_cmd_wrs(dev);
+	u32 extra = 0, big = 0;
 	bool again = false;
 	int ret;
 
+	/* An admin who made srp_sq_size smaller asked for less. */
+	if (READ_ONCE(ch->stpg->attrib.sq_size) >= SRPT_DEF_SQ_SIZE)
+		big = srpt_big_cmd_wrs(dev);
 	for (;;) {
 		ch->cq = ib_cq_pool_get(dev, cq_size, -1, IB_POLL_WORKQUEUE);
 		if (IS_ERR(ch->cq)) {
