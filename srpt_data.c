@@ -227,12 +227,17 @@ fail:
 	return ret;
 }
 
-/* Entries of @rw for its first @xfer bytes, the last one ending there. */
+/*
+ * Entries of @rw for its first @xfer bytes, the last one ending there. All
+ * of them when @xfer is all of @rw (their lengths add up to it): no walk.
+ */
 static u32 srpt_rw_trim(struct srpt_rw *rw, u32 xfer)
 {
 	struct scatterlist *sg = rw->sg;
 	u32 cnt = 1;
 
+	if (xfer == rw->len)
+		return rw->nents;
 	while (xfer > sg->length && cnt < rw->nents) {
 		xfer -= sg->length;
 		sg = sg_next(sg);

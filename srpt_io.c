@@ -1209,8 +1209,9 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 		spin_unlock_irqrestore(&ch->lock, flags);
 
 		cmd->iu = iu;
-		if (current_work() != &ch->cq->work)
-			srpt_fault_delay(SRPT_FAULT_DISPATCH);
+		if (static_branch_unlikely(&srpt_fault_key) &&
+		    current_work() != &ch->cq->work)
+			__srpt_fault_delay(SRPT_FAULT_DISPATCH);
 		srpt_iu_handler(ch, cmd);
 
 		spin_lock_irqsave(&ch->lock, flags);
