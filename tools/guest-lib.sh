@@ -56,7 +56,13 @@ SRP_PORT=5555
 TGT_MAC=02:00:00:00:00:01
 INI_MAC=02:00:00:00:00:02
 
-log() { echo "[$TEST_NAME] $*"; }
+# log MSG: a line of the scenario's own, stamped with the guest's uptime in
+# seconds (where a scenario spends its time).
+log() {
+	local up
+	read -r up _ </proc/uptime
+	echo "[$TEST_NAME ${up%.*}s] $*"
+}
 pass() { echo "PASS: $TEST_NAME: $*"; exit 0; }
 fail() {
 	local msg="$*"
@@ -281,6 +287,7 @@ load_target() {
 	{ printf '%s\n' "set global auto_save_on_exit=false color_mode=false" \
 		"/srpt create $TGT_WWN" && cat /tmp/setup.cmds; } | targetcli_batch ||
 		fail "load_target $*: targetcli /srpt create $TGT_WWN and the LUNs and ACLs"
+	log "targetcli: target port $TGT_WWN configured"
 	SRPT_DIR=/sys/kernel/config/target/srpt
 	TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}"/tpgt_1)
 	[ -d "$TPG_DIR" ] || TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}")
