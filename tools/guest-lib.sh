@@ -246,6 +246,130 @@ targetcli_batch() {
 	fi
 }
 
+# configfs_batch: the targetcli commands of luns_cmds and load_target on
+# stdin (/srpt create, backstores ramdisk|fileio|block create, a ramdisk's
+# emulate_write_cache, luns create, acls create, "set global"), done as
+# rtslib does them but in configfs directly: targetcli's start costs
+# 10-16 s under TCG, every scenario's setup paid it. What targetcli (and
+# the scenarios' own targetcli commands later) sees is the same: a storage
+# object per HBA <plugin>_<N>, its T10 unit serial, the backstore's name as
+# INQUIRY product (targetcli's export_backstore_name_as_model), fileio
+# write-back, the TPG tpgt_1 enabled, a new LUN mapped into every ACL and a
+# new ACL given every LUN. Any other command: the whole batch goes to
+# targetcli (targetcli_batch). SETUP_TARGETCLI=1 sends every batch there.
+CFS=/sys/kernel/config/target
+configfs_batch() {
+	local cmds line
+	cmds=$(cat)
+	if [ "${SETUP_TARGETCLI:-0}" = 1 ] || grep -qvE '^(set global .*|/srpt create [^ ]+|/backstores/(ramdisk|fileio|block) create [^ ]+ [^ ]+( [^ ]+)?|/backstores/ramdisk/[^ /]+ set attribute emulate_write_cache=1|/srpt/[^ /]+/(luns create /backstores/[a-z]+/[^ /]+|acls create [^ ]+))$' <<<"$cmds"; then
+		targetcli_batch <<<"$cmds"
+		return
+	fi
+	while read -r line; do
+		# shellcheck disable=SC2086  # the words of one command
+		cfs_cmd $line || { echo "configfs: failed: $line"; return 1; }
+	done <<<"$cmds"
+}
+# cfs_bytes SIZE: 64M, 1G, 512K or bytes, as targetcli reads them.
+cfs_bytes() {
+	case $1 in
+	*K) echo $(( ${1%K} << 10 )) ;;
+	*M) echo $(( ${1%M} << 20 )) ;;
+	*G) echo $(( ${1%G} << 30 )) ;;
+	*) echo "$1" ;;
+	esac
+}
+# cfs_so PLUGIN NAME: a new storage object NAME on its own HBA, numbered
+# as rtslib does (the lowest number no HBA of any plugin has); prints its
+# directory.
+cfs_so() {
+	local n=0
+	while compgen -G "$CFS/core/*_$n" >/dev/null; do n=$((n + 1)); done
+	mkdir -p "$CFS/core/${1}_$n/$2" && echo "$CFS/core/${1}_$n/$2"
+}
+# cfs_so_done DIR: enable it and give it rtslib's unit serial and model
+# alias.
+cfs_so_done() {
+	echo 1 >"$1/enable" &&
+		cat /proc/sys/kernel/random/uuid >"$1/wwn/vpd_unit_serial" &&
+		echo 1 >"$1/attrib/emulate_model_alias"
+}
+# cfs_free DIR PREFIX: the lowest N with no DIR/PREFIXN.
+cfs_free() {
+	local n=0
+	while [ -e "$1/$2$n" ]; do n=$((n + 1)); done
+	echo $n
+}
+# cfs_map ACL LUN-DIR: map the TPG's LUN into the ACL as the next mapped LUN.
+cfs_map() {
+	local m
+	m=$1/lun_$(cfs_free "$1" lun_)
+	mkdir "$m" && ln -s "$2" "$m/$(cfs_alias)"
+}
+cfs_alias() { head -c5 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+# cfs_cmd WORD...: one command of configfs_batch.
+cfs_cmd() {
+	local tpg so l a
+	case $1:$2 in
+	set:*) return 0 ;;
+	/srpt:create)
+		tpg=$CFS/srpt/0x${3#ib.}/tpgt_1
+		mkdir -p "$tpg" && echo 1 >"$tpg/enable" ;;
+	/backstores/ramdisk:create)
+		so=$(cfs_so rd_mcp "$3") &&
+			echo "rd_pages=$(( ($(cfs_bytes "$4") + 2048) / 4096 ))" >"$so/control" &&
+			cfs_so_done "$so" ;;
+	/backstores/fileio:create)
+		[ -e "$4" ] || truncate -s "$(cfs_bytes "$5")" "$4" || return 1
+		so=$(cfs_so fileio "$3") &&
+			echo "fd_dev_name=$4,fd_dev_size=$(cfs_bytes "$5")" >"$so/control" &&
+			echo 1 >"$so/attrib/emulate_write_cache" &&
+			echo "fd_buffered_io=1" >"$so/control" &&
+			echo -n "$4" >"$so/udev_path" && cfs_so_done "$so" ;;
+	/backstores/block:create)
+		so=$(cfs_so iblock "$3") && echo -n "$4" >"$so/udev_path" &&
+			echo "udev_path=$4" >"$so/control" && echo "readonly=0" >"$so/control" &&
+			cfs_so_done "$so" ;;
+	/backstores/ramdisk/*:set)
+		echo 1 >"$(echo "$CFS"/core/rd_mcp_*/"${1##*/}")/attrib/emulate_write_cache" ;;
+	/srpt/*/luns:create)
+		tpg=$CFS/srpt/0x${1#/srpt/ib.}
+		tpg=${tpg%/luns}/tpgt_1
+		so=$(echo "$CFS"/core/"$(cfs_plugin "$3")"_*/"${3##*/}")
+		[ -d "$so" ] || return 1
+		l=$tpg/lun/lun_$(cfs_free "$tpg/lun" lun_)
+		mkdir "$l" && ln -s "$so" "$l/$(cfs_alias)" || return 1
+		for a in "$tpg"/acls/*/; do
+			if [ -d "$a" ]; then cfs_map "${a%/}" "$l" || return 1; fi
+		done ;;
+	/srpt/*/acls:create)
+		tpg=$CFS/srpt/0x${1#/srpt/ib.}
+		tpg=${tpg%/acls}/tpgt_1
+		a=$tpg/acls/$(cfs_acl_name "$3")
+		mkdir "$a" || return 1
+		for l in "$tpg"/lun/lun_*; do
+			if [ -d "$l" ]; then cfs_map "$a" "$l" || return 1; fi
+		done ;;
+	*) return 1 ;;
+	esac
+}
+# The configfs plugin directory of a /backstores/<type>/<name> path.
+cfs_plugin() {
+	case $1 in
+	/backstores/ramdisk/*) echo rd_mcp ;;
+	/backstores/fileio/*) echo fileio ;;
+	/backstores/block/*) echo iblock ;;
+	esac
+}
+# rtslib's srpt ACL directory of a node WWN: ib.<hex> -> 0x<hex>, other
+# names (GUIDs, addresses) as they are.
+cfs_acl_name() {
+	case $1 in
+	ib.*) echo "0x${1#ib.}" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # load_target [NAME:SIZE[:TYPE[:wce]]]... [acl:ID32]...: load the module
 # (ours, or the stock one), create the target port ib.<GID> (TGT_WWN) and
 # in the same targetcli process (each start of it costs 3-8 s under TCG)
@@ -285,9 +409,9 @@ load_target() {
 		fail "dbus-daemon"
 	mkdir -p /etc/target
 	{ printf '%s\n' "set global auto_save_on_exit=false color_mode=false" \
-		"/srpt create $TGT_WWN" && cat /tmp/setup.cmds; } | targetcli_batch ||
-		fail "load_target $*: targetcli /srpt create $TGT_WWN and the LUNs and ACLs"
-	log "targetcli: target port $TGT_WWN configured"
+		"/srpt create $TGT_WWN" && cat /tmp/setup.cmds; } | configfs_batch ||
+		fail "load_target $*: /srpt create $TGT_WWN and the LUNs and ACLs"
+	log "target port $TGT_WWN configured"
 	SRPT_DIR=/sys/kernel/config/target/srpt
 	TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}"/tpgt_1)
 	[ -d "$TPG_DIR" ] || TPG_DIR=$(echo "$SRPT_DIR"/*"${TGT_GID}")
@@ -390,7 +514,7 @@ make_nullb() {
 # with a 16 MiB cache; fileio (write-back) always has it.
 make_lun() {
 	lun_cmds "$@" >/tmp/lun.cmds || exit 1
-	targetcli_batch </tmp/lun.cmds || fail "make_lun $*"
+	configfs_batch </tmp/lun.cmds || fail "make_lun $*"
 }
 # lun_cmds NAME SIZE [TYPE] [wce]: what make_lun does, as targetcli
 # commands on stdout (a null_blk device is made at once).
@@ -504,7 +628,18 @@ declare -A REJ_CODE=([unable_establish_channel]=0x00010000
 	[unable_associate_channel]=0x00010003 [unsupported_descriptor_fmt]=0x00010004
 	[multi_channel_unsupported]=0x00010005 [channel_limit_reached]=0x00010006)
 # ini_rejected CODE: ib_srp's kernel log lines of a login refused with CODE.
-ini_rejected() { dmesg | grep -c "ib_srp: SRP LOGIN REJECTED, reason $1\$"; }
+# On iWARP (siw) ib_srp cannot name the reason: the RDMA/CM reports the
+# target's reject as status -ECONNRESET (an MPA reject) and ib_srp reads
+# the SRP_LOGIN_REJ only for IB_CM_REJ_CONSUMER_DEFINED, logging "REJ reason
+# 0xffffff98" instead; there the target's counters and log line (checked by
+# expect_refused) say which reason it was.
+ini_rejected() {
+	if [ "$TRANSPORT" = siw ]; then
+		dmesg | grep -c "REJ reason 0xffffff98\$"
+	else
+		dmesg | grep -c "ib_srp: SRP LOGIN REJECTED, reason $1\$"
+	fi
+}
 # tgt_refused ID32 CODE: the target's kernel log lines of a login of ID32
 # refused with CODE (printed as 0x1000N).
 tgt_refused() { dmesg | grep -cE "login from 0x$1 .*refused: .* \($(printf '%#x' "$2")\)"; }
@@ -512,7 +647,8 @@ tgt_refused() { dmesg | grep -cE "login from 0x$1 .*refused: .* \($(printf '%#x'
 # expect_refused REASON ID32 WHY CMD...: CMD (an ib_srp login of initiator
 # port ID32: srp_login ...) fails because the target refused it with the
 # SRP_LOGIN_REJ reason REASON (a name of REJ_CODE): ib_srp logged "SRP
-# LOGIN REJECTED, reason <code>" once more; and with our module the target
+# LOGIN REJECTED, reason <code>" once more (on siw: the reject, see
+# ini_rejected); and with our module the target
 # port's counters rejected_REASON and rejected grew by one each,
 # last_rejected_initiator is 0xID32, and the kernel log has one more line
 # "login from 0xID32 at <addr> to <port> refused: <reason in words>
@@ -535,7 +671,7 @@ expect_refused() {
 		fail "$*: the login was accepted, expected it refused with $code ($reason)"
 	fi
 	wait_for 10 grown "$n0" ini_rejected "$code" ||
-		fail "$*: ib_srp logged no 'SRP LOGIN REJECTED, reason $code', but: $(dmesg | grep 'ib_srp' | tail -n 2)"
+		fail "$*: ib_srp logged no 'SRP LOGIN REJECTED, reason $code'$([ "$TRANSPORT" = siw ] && echo " (on siw: 'REJ reason 0xffffff98')"), but: $(dmesg | grep 'ib_srp' | tail -n 2)"
 	if [ "$STOCK" = 1 ]; then
 		log "refused: ib_srp logged reason $code ($reason); the stock module has no counters or log line to check"
 		return 0
