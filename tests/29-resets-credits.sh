@@ -40,13 +40,13 @@ CH=/sys/kernel/debug/ib_srpt/channels
 dev1=$(slow_blockdev slow 5000) || exit 1
 dev2=$(slow_blockdev slowtas 5000) || exit 1
 printf '%s\n' "/backstores/block create slow $dev1" "/backstores/block create slowtas $dev2" |
-	targetcli_batch || fail "block create slow, slowtas"
+	configfs_batch || fail "block create slow, slowtas"
 # Before the LUN exists: LIO takes no TAS change on an exported device.
 echo 0 >/sys/kernel/config/target/core/iblock_*/slow/attrib/emulate_tas || fail "emulate_tas=0 on slow"
 echo 1 >/sys/kernel/config/target/core/iblock_*/slowtas/attrib/emulate_tas || fail "emulate_tas=1 on slowtas"
 printf '%s\n' "/srpt/$TGT_WWN/luns create /backstores/block/slow" \
 	"/srpt/$TGT_WWN/luns create /backstores/block/slowtas" |
-	targetcli_batch || fail "lun create slow, slowtas"
+	configfs_batch || fail "lun create slow, slowtas"
 
 
 # --- a reset on another session aborts READs without a response.
@@ -68,9 +68,9 @@ for lun in 1 2; do
 done
 # The same LU exported through iSCSI too (no portal: nobody logs in).
 IQN=iqn.2003-01.org.example:clear-task-set
-targetcli_q /iscsi create "$IQN" || fail "iscsi create"
-targetcli "/iscsi/$IQN/tpg1/portals" delete 0.0.0.0 3260 >/dev/null 2>&1
-targetcli_q "/iscsi/$IQN/tpg1/luns" create /backstores/block/slowtas || fail "iscsi lun create"
+printf '%s\n' "set global auto_add_default_portal=false" "/iscsi create $IQN" \
+	"/iscsi/$IQN/tpg1/luns create /backstores/block/slowtas" |
+	targetcli_batch || fail "iscsi create, lun create"
 raw_client "$INI_PORT_ID" --lun 2 --other-initiator "$OTHER_ID" --foreign-export clear-task-set \
 	>/tmp/cts.out 2>&1 || fail "clear-task-set with an iSCSI export: $(cat /tmp/cts.out)"
 grep -E "another fabric" /tmp/cts.out | sed 's/^ */  /'

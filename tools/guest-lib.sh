@@ -246,6 +246,25 @@ targetcli_batch() {
 	fi
 }
 
+# targetcli_prefs: targetcli's preferences as the standard setup's
+# "set global auto_save_on_exit=false color_mode=false" left them when it
+# ran in targetcli: a scenario's later targetcli commands neither save the
+# configuration on exit nor color their output. Written directly (the
+# pickled dict configshell keeps in ~/.targetcli/prefs.bin, with what its
+# first start puts there: without the log levels configshell takes its
+# default loglevel_file 'debug9', which its own logger does not know), not
+# by a start of targetcli.
+targetcli_prefs() {
+	local d=$HOME/.targetcli
+	[ -e "$d/prefs.bin" ] && return 0
+	mkdir -p "$d" &&
+		python3 -c 'import pickle, sys
+pickle.dump({"auto_save_on_exit": False, "color_mode": False,
+	     "loglevel_console": "info", "loglevel_file": "debug",
+	     "logfile": sys.argv[1] + "/log.txt"},
+	    open(sys.argv[1] + "/prefs.bin", "wb"), 2)' "$d"
+}
+
 # configfs_batch: the targetcli commands of luns_cmds and load_target on
 # stdin (/srpt create, backstores ramdisk|fileio|block create, a ramdisk's
 # emulate_write_cache, luns create, acls create, "set global"), done as
@@ -264,6 +283,14 @@ configfs_batch() {
 	if [ "${SETUP_TARGETCLI:-0}" = 1 ] || grep -qvE '^(set global .*|/srpt create [^ ]+|/backstores/(ramdisk|fileio|block) create [^ ]+ [^ ]+( [^ ]+)?|/backstores/ramdisk/[^ /]+ set attribute emulate_write_cache=1|/srpt/[^ /]+/(luns create /backstores/[a-z]+/[^ /]+|acls create [^ ]+))$' <<<"$cmds"; then
 		targetcli_batch <<<"$cmds"
 		return
+	fi
+	# rtslib's first step: LIO keeps APTPL and ALUA metadata in its
+	# dbroot, which rtslib sets to its own directory and LIO takes only
+	# while no device exists (later targetcli would warn "Cannot set
+	# dbroot").
+	if [ -e "$CFS/dbroot" ] && [ "$(cat "$CFS/dbroot")" != /etc/rtslib-fb-target ]; then
+		mkdir -p /etc/rtslib-fb-target
+		echo /etc/rtslib-fb-target >"$CFS/dbroot" 2>/dev/null
 	fi
 	while read -r line; do
 		# shellcheck disable=SC2086  # the words of one command
@@ -408,8 +435,8 @@ load_target() {
 	pgrep -x dbus-daemon >/dev/null || dbus-daemon --system --fork ||
 		fail "dbus-daemon"
 	mkdir -p /etc/target
-	{ printf '%s\n' "set global auto_save_on_exit=false color_mode=false" \
-		"/srpt create $TGT_WWN" && cat /tmp/setup.cmds; } | configfs_batch ||
+	targetcli_prefs
+	{ echo "/srpt create $TGT_WWN" && cat /tmp/setup.cmds; } | configfs_batch ||
 		fail "load_target $*: /srpt create $TGT_WWN and the LUNs and ACLs"
 	log "target port $TGT_WWN configured"
 	SRPT_DIR=/sys/kernel/config/target/srpt
