@@ -38,13 +38,14 @@ SRPT_SRCVERSION_ALSO=
 STOCK=0
 TRANSPORT=rxe
 USE_SRQ=0
+SETUP_TARGETCLI=0
 MODDIR=
 KMODROOT=
 GUEST_TIMEOUT=840
 ARGS=()
 # shellcheck disable=SC1091
 . "$RESULTS/job.env"
-export STOCK TRANSPORT USE_SRQ MODDIR SRPT_SRCVERSION
+export STOCK TRANSPORT USE_SRQ SETUP_TARGETCLI MODDIR SRPT_SRCVERSION
 # A kernel that is not installed on the host (the debug kernel) brings its
 # module tree along; the overlay makes the link writable for our modules.
 if [ -n "$KMODROOT" ] && [ ! -e "/lib/modules/$(uname -r)" ]; then

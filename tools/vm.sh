@@ -21,6 +21,7 @@
 #
 # Environment: STOCK=1 (same as --stock), TRANSPORT=rxe|siw (--siw), KVER,
 # USE_SRQ=1 (guest-lib's load_target sets the TPG's use_srq=1),
+# SETUP_TARGETCLI=1 (load_target configures through targetcli, not configfs),
 # VM_TIMEOUT, VM_MEM (2G; 3G with --debug), VM_SMP (2), VM_VERBOSE=1 (echo the guest console
 # live), SRPT_KO=<path> (test that build of ib_srpt.ko instead of the
 # module under test, build/ko/<release>/ib_srpt.ko, e.g. one without a
@@ -175,6 +176,7 @@ fi
 	printf 'STOCK=%q\n' "$STOCK"
 	printf 'TRANSPORT=%q\n' "$TRANSPORT"
 	printf 'USE_SRQ=%q\n' "${USE_SRQ:-0}"
+	printf 'SETUP_TARGETCLI=%q\n' "${SETUP_TARGETCLI:-0}"
 	printf 'MODDIR=%q\n' "$MODDIR"
 	printf 'KMODROOT=%q\n' "$MODSRC"
 	printf 'SRPT_SRCVERSION=%q\n' "$SRPT_SRCVERSION"
