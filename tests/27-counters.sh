@@ -258,7 +258,7 @@ log "srp_max_channels=1: a second initiator refused with 0x00010001"
 RAW=000000000000000000000000c0ffee01
 slow=$(slow_blockdev slow 5000) || exit 1
 printf '%s\n' "/backstores/block create slow $slow" "/srpt/$TGT_WWN/luns create /backstores/block/slow" \
-	"/srpt/$TGT_WWN/acls create ib.$RAW" | targetcli_batch || fail "slow LUN, ACL ib.$RAW"
+	"/srpt/$TGT_WWN/acls create ib.$RAW" | configfs_batch || fail "slow LUN, ACL ib.$RAW"
 # LIO keeps unit attentions (LUNs added) for the new ACL: a TEST UNIT
 # READY on each LUN takes them, so that none counts as an error below.
 for lun in 0 1; do
