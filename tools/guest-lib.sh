@@ -327,10 +327,11 @@ cfs_free() {
 	while [ -e "$1/$2$n" ]; do n=$((n + 1)); done
 	echo $n
 }
-# cfs_map ACL LUN-DIR: map the TPG's LUN into the ACL as the next mapped LUN.
+# cfs_map ACL LUN-DIR [N]: map the TPG's LUN into the ACL as mapped LUN N
+# (default: the lowest free).
 cfs_map() {
 	local m
-	m=$1/lun_$(cfs_free "$1" lun_)
+	m=$1/lun_${3:-$(cfs_free "$1" lun_)}
 	mkdir "$m" && ln -s "$2" "$m/$(cfs_alias)"
 }
 cfs_alias() { head -c5 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
@@ -374,8 +375,14 @@ cfs_cmd() {
 		tpg=${tpg%/acls}/tpgt_1
 		a=$tpg/acls/$(cfs_acl_name "$3")
 		mkdir "$a" || return 1
-		for l in "$tpg"/lun/lun_*; do
-			if [ -d "$l" ]; then cfs_map "$a" "$l" || return 1; fi
+		# As targetcli: each LUN under its own number, in the order
+		# configfs lists them (the newest first). LIO gives every LUN
+		# mapped before another a UNIT ATTENTION (REPORTED LUNS DATA
+		# HAS CHANGED), so LUN 0, mapped last, has none.
+		# shellcheck disable=SC2045  # lun_N names; the directory's order
+		for l in $(ls -U "$tpg/lun"); do
+			[ -d "$tpg/lun/$l" ] || continue
+			cfs_map "$a" "$tpg/lun/$l" "${l#lun_}" || return 1
 		done ;;
 	*) return 1 ;;
 	esac
