@@ -1,14 +1,15 @@
 #!/bin/bash
 # The shared receive queue under load (use_srq=1, srpt_srq_size=16 buffers
 # for every channel of the device):
-# - ib_srp with ch_count=2 runs fio (queue depth 32 a job, one job each on
-#   a ramdisk, a fileio and a block LUN, 30 s, crc32c verification): the
-#   channels hold more credits than the SRQ has buffers, so initiators'
-#   sends find it empty and get RNR NAKs (rxe's hw counter send_rnr_err
-#   must move: the path is exercised); every block verifies.  The log line
-#   gives the RNR NAKs and fio's longest completion: with the responder's
-#   RNR NAK timer left at 0 (655.36 ms) every RNR NAK stalls a connection
-#   for 0.66 s; ib_srpt sets a small one on both CMs.  No time is asserted.
+# - ib_srp (never_register=1: see srq_load) with ch_count=2 runs fio
+#   (queue depth 32 a job, one job each on a ramdisk, a fileio and a
+#   block LUN, 30 s, crc32c verification): the channels hold more credits
+#   than the SRQ has buffers, so initiators' sends find it empty and get
+#   RNR NAKs (rxe's hw counter send_rnr_err must move: the path is
+#   exercised); every block verifies.  The log line gives the RNR NAKs
+#   and fio's longest completion: with the responder's RNR NAK timer left
+#   at 0 (655.36 ms) every RNR NAK stalls a connection for 0.66 s;
+#   ib_srpt sets a small one on both CMs.  No time is asserted.
 # - an IB CM login (tools/ibcm-test) gets a REP with the SRQ bit set on the
 #   SRQ, clear without it (use_srq=0);
 # - an SRP_CRED_RSP finds a receive buffer: the raw client holds an
@@ -53,6 +54,18 @@ rnr() { cat "$CNT/$1" 2>/dev/null || echo 0; }
 # 1. fio over 2 channels on an SRQ of 16 buffers; sets sent and maxlat.
 srq_load() {
 	[ -r "$CNT/send_rnr_err" ] || fail "no RNR counters in $CNT"
+	# ib_srp without memory registration (never_register=1: data and
+	# indirect descriptor tables under its PD's global rkey). With it, the
+	# first RNR NAK ends ib_srp's connection on soft-RoCE (6.1 and 6.12):
+	# the retry rewinds the send queue to the oldest unacknowledged work
+	# request and rxe_requester() executes every REG_MR behind it again
+	# (it does not skip local operations already done), the MR is valid,
+	# "rxe_reg_fast_mr: mr->lkey = ... not free", the QP goes to the error
+	# state and ib_srp reconnects 10 s later. An initiator-side rxe defect
+	# that any retry reaches; a target that sends an RNR NAK cannot avoid it.
+	modprobe ib_srp never_register=1 || fail "modprobe ib_srp never_register=1"
+	[ "$(cat /sys/module/ib_srp/parameters/never_register)" = Y ] ||
+		fail "ib_srp was loaded before, with memory registration"
 	mapfile -t disks < <(SRP_EXPECT=3 srp_login "ch_count=2") || fail "ib_srp login"
 	[ ${#disks[@]} = 3 ] || fail "disks: ${disks[*]}"
 	[ "$(awk '/ srq 1 /' /sys/kernel/debug/ib_srpt/channels | wc -l)" = 2 ] ||
