@@ -1130,15 +1130,6 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	strscpy(ch->sess_name, lc->acl_name, sizeof(ch->sess_name));
 	ch->rq_size = min_t(u32, READ_ONCE(stpg->attrib.credits),
 			    lc->ib_dev->attrs.max_qp_wr / 4);
-	/*
-	 * On the SRQ no channel holds more credits than the SRQ has
-	 * buffers: channels that each could fill it, with the initiator's
-	 * sends held by RNR retry, stalled ib_srp until its timeouts
-	 * reconnected it (tests/34). Channels with buffers of their own
-	 * are not capped.
-	 */
-	if (READ_ONCE(stpg->attrib.use_srq))
-		ch->rq_size = min(ch->rq_size, srpt_srq_depth());
 	atomic_set(&ch->req_lim, ch->rq_size);
 	/* A response slot per credit, unless srp_sq_size says fewer. */
 	ch->sq_size = min(max_t(u32, READ_ONCE(stpg->attrib.sq_size),
