@@ -66,7 +66,7 @@ done
 [ "$STOCK" = 1 ] &&
 	pass "4 MiB / 8 MiB direct I/O verified with cmd_sg_entries=1 and 255 on ramdisk, fileio and block LUNs (stock: no external tables)"
 rmmod ib_srp || fail "rmmod ib_srp"
-modprobe ib_srp never_register=1 || fail "modprobe ib_srp never_register=1"
+ib_srp_load never_register=1
 echo never >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
 fetched0=$(srpt_event tables_fetched)
 out=$(srp_login "cmd_sg_entries=4,allow_ext_sg=1,sg_tablesize=128,max_sect=1024") ||

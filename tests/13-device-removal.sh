@@ -48,9 +48,7 @@ EXT2=0000000000000001
 setup_transport
 # Before ib_srpt (see above); no udev: the SCSI upper drivers by hand.
 modprobe -a sd_mod sg || fail "modprobe sd_mod sg"
-modprobe ib_srp register_always=0 || fail "modprobe ib_srp"
-[ "$(cat /sys/module/ib_srp/parameters/register_always)" = N ] ||
-	fail "ib_srp was loaded before, with register_always on"
+ib_srp_load register_always=0
 load_target disk0:64M:ramdisk acl:"$INI_PORT_ID" acl:"$EXT2$INI_PORT_GUID" acl:"$CLIENT_ID"
 raw_client_setup
 klog_start

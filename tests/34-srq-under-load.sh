@@ -63,9 +63,7 @@ srq_load() {
 	# "rxe_reg_fast_mr: mr->lkey = ... not free", the QP goes to the error
 	# state and ib_srp reconnects 10 s later. An initiator-side rxe defect
 	# that any retry reaches; a target that sends an RNR NAK cannot avoid it.
-	modprobe ib_srp never_register=1 || fail "modprobe ib_srp never_register=1"
-	[ "$(cat /sys/module/ib_srp/parameters/never_register)" = Y ] ||
-		fail "ib_srp was loaded before, with memory registration"
+	ib_srp_load never_register=1
 	mapfile -t disks < <(SRP_EXPECT=3 srp_login "ch_count=2") || fail "ib_srp login"
 	[ ${#disks[@]} = 3 ] || fail "disks: ${disks[*]}"
 	[ "$(awk '/ srq 1 /' /sys/kernel/debug/ib_srpt/channels | wc -l)" = 2 ] ||

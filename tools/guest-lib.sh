@@ -722,6 +722,16 @@ expect_refused() {
 	log "refused with $code ($reason): ${line#*] }"
 }
 
+# ib_srp_load NAME=VALUE: load ib_srp with a boolean module parameter and
+# check that it took (a module loaded before keeps the value it had).
+ib_srp_load() {
+	local name=${1%%=*} want=N have
+	case ${1#*=} in 1 | Y | y) want=Y ;; esac
+	modprobe ib_srp "$1" || fail "modprobe ib_srp $1"
+	have=$(cat "/sys/module/ib_srp/parameters/$name")
+	[ "$have" = "$want" ] || fail "ib_srp was loaded before, with $name=$have"
+}
+
 # shellcheck disable=SC2120  # the options are optional
 # srp_login [extra add_target options, comma separated]: log in and print
 # the disks.  SRP_EXPECT (default: number of LUNs of the target) disks are
