@@ -68,6 +68,10 @@ srq_load() {
 	[ ${#disks[@]} = 3 ] || fail "disks: ${disks[*]}"
 	[ "$(awk '/ srq 1 /' /sys/kernel/debug/ib_srpt/channels | wc -l)" = 2 ] ||
 		{ cat /sys/kernel/debug/ib_srpt/channels; fail "ib_srp's 2 channels not on the SRQ"; }
+	# srpt_srq_size is the SRQ's depth and nothing else: srp_credits each.
+	cr=$(cat "$TPG_DIR/attrib/srp_credits")
+	[ "$(awk -v c="$cr" '/ srq 1 / && $0 ~ " credits " c " "' /sys/kernel/debug/ib_srpt/channels | wc -l)" = 2 ] ||
+		{ cat /sys/kernel/debug/ib_srpt/channels; fail "ib_srp's channels on the SRQ do not have srp_credits ($cr) credits"; }
 	{
 		printf '%s\n' "[global]" ioengine=libaio direct=1 iodepth=32 rw=randwrite \
 			bssplit=4k/50:64k/50 size=8M verify=crc32c do_verify=1 randrepeat=0 \
