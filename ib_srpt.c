@@ -174,7 +174,7 @@ static void srpt_stop(void)
 	srpt_rdma_cm_stop();
 	srpt_fault_delay(SRPT_FAULT_UNLOAD);
 	ib_unregister_client(&srpt_client);
-	srpt_ch_cleanup();
+	srpt_close_all_chs();
 	srpt_rdma_cm_flush();
 }
 
@@ -187,8 +187,8 @@ static int __init srpt_init_module(void)
 		return ret;
 	srpt_stats_init();
 	srpt_ch_debugfs_init();
-	srpt_cmd_init(srpt_ch_pin_live);
-	ret = srpt_io_init(srpt_handle_iu);
+	srpt_life_debugfs_init();
+	ret = srpt_life_init();
 	if (ret)
 		goto stats_exit;
 	ret = srpt_fabric_register();
@@ -215,7 +215,7 @@ static int __init srpt_init_module(void)
 unregister_fabric:
 	srpt_fabric_unregister();
 io_exit:
-	srpt_io_exit();
+	srpt_life_exit();
 stats_exit:
 	srpt_stats_exit();
 	return ret;
@@ -225,7 +225,7 @@ static void __exit srpt_cleanup_module(void)
 {
 	srpt_stop();
 	srpt_fabric_unregister();
-	srpt_io_exit();
+	srpt_life_exit();
 	srpt_stats_exit();
 }
 

@@ -11,10 +11,13 @@
  *                  the two CMs' listeners and channels, the DM agent
  *   srpt_ch.c      login (shared by the CMs), channel teardown,
  *                  device and target port registry
+ *   srpt_recv.c    receiving, and the dispatch of received IUs in order
  *   srpt_cmd.c     SRP requests (SCSI commands, TMFs), LIO callbacks
- *   srpt_io.c      channel state, receive/send rings, the send queue;
- *                  hands received IUs up through the handler
- *                  srpt_io_init() got
+ *   srpt_tasks.c   a channel's tasks on a LU, for TMFs
+ *   srpt_sq.c      the send queue, command pool entries, credits, the
+ *                  completions of what is posted, the drain
+ *   srpt_life.c    a channel's state, references and pins; the list of
+ *                  channels
  *   srpt_data.c    data buffers and RDMA contexts of commands
  *   srpt_buf.c     receive buffers (a channel's, or a device's SRQ) and
  *                  the command pool of a channel
@@ -115,7 +118,7 @@
  * @SRPT_CH_DRAINING: nothing is posted any more, the QP is (being)
  *	drained, then commands finish and resources are freed
  *
- * Transitions (srpt_io.c, the only place that changes the state):
+ * Transitions (srpt_life.c, the only place that changes the state):
  * NEW -> CONNECTING (login accepted) or DISCONNECTING (login failed, or a
  * close was requested during it); CONNECTING -> LIVE (RTU); CONNECTING
  * and LIVE -> DISCONNECTING (srpt_close_ch()); DISCONNECTING -> DRAINING
@@ -430,7 +433,7 @@ struct srpt_recv_iu;
  *	SRQ cannot hold them)
  * @lock: protects @spares and @retire
  * @spares: buffers not posted, for the SRP_CRED_RSPs of channels with an
- *	SRP_CRED_REQ outstanding (srpt_io.c)
+ *	SRP_CRED_REQ outstanding (srpt_sq.c)
  * @retire: spares posted for SRP_CRED_REQs whose channel went before the
  *	SRP_CRED_RSP came: that many buffers go to @spares instead of being
  *	posted again
@@ -649,7 +652,7 @@ struct srpt_task {
  * @cq_size: its size, for ib_cq_pool_put()
  * @lock: protects @state, @close_requested and the lists
  * @post_lock: held while posting to @qp; the DRAINING transition takes it
- * @state: see enum srpt_ch_state; changed in srpt_io.c only
+ * @state: see enum srpt_ch_state; changed in srpt_life.c only
  * @close_requested: srpt_close_ch() was called while the state was NEW
  * @logout_reason: SRPT_T_LOGOUT_* reason of the SRP_T_LOGOUT the release
  *	sends before the disconnect, or -1 (srpt_logout_ch(); under @lock)
@@ -682,8 +685,10 @@ struct srpt_task {
  *	@lock, up to @max_cmds, and shrinks only when the channel is freed
  * @n_cmds: commands in @cmd_chunks
  * @max_cmds: most commands the pool grows to
- * @grow_work: adds commands to the pool (srpt_io.c)
- * @growing: @grow_work is queued or running (under @lock)
+ * @dispatch_work: grows the pool if it ran out of commands and
+ *	dispatches the IUs that wait (srpt_recv.c)
+ * @dispatch_queued: @dispatch_work is queued and holds a reference to
+ *	the channel (under @lock)
  * @free_cmds: unused commands of the pool
  * @cmds_busy: commands not in @free_cmds (under @lock)
  * @cred_req_out: an SRP_CRED_REQ is unanswered (under @lock)
@@ -761,8 +766,8 @@ struct srpt_rdma_ch {
 	struct list_head		cmd_chunks;
 	u32				n_cmds;
 	u32				max_cmds;
-	struct work_struct		grow_work;
-	bool				growing;
+	struct work_struct		dispatch_work;
+	bool				dispatch_queued;
 	struct list_head		free_cmds;
 	u32				cmds_busy;
 	bool				cred_req_out;
@@ -849,11 +854,15 @@ static inline struct ib_device *srpt_ch_dev(struct srpt_rdma_ch *ch)
 	return ch->sport->sdev->ib_dev;
 }
 
+/* srpt_recv.c: receiving, and the dispatch of received IUs */
+int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
+struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
+				 u32 iu_size);
+int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
+void srpt_ch_go_live(struct srpt_rdma_ch *ch);
+void srpt_ch_wait_dispatch(struct srpt_rdma_ch *ch);
+
 /* srpt_cmd.c: SRP requests and the LIO fabric callbacks of commands */
-/* Pins live channels (srpt_ch_pin()): srpt_ch_pin_live(). */
-typedef int (*srpt_pin_live_fn)(struct srpt_rdma_ch **chs, int max,
-				const struct srpt_rdma_ch *skip);
-void srpt_cmd_init(srpt_pin_live_fn pin_live);
 void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd);
 int srpt_write_pending(struct se_cmd *se_cmd);
 int srpt_queue_data_in(struct se_cmd *se_cmd);
@@ -863,42 +872,61 @@ void srpt_aborted_task(struct se_cmd *se_cmd);
 void srpt_release_cmd(struct se_cmd *se_cmd);
 int srpt_check_stop_free(struct se_cmd *se_cmd);
 
-/* srpt_io.c: channel state, rings, data movement and the send queue */
-typedef void (*srpt_iu_handler_fn)(struct srpt_rdma_ch *ch,
-				   struct srpt_cmd *cmd);
-int srpt_io_init(srpt_iu_handler_fn handler);
-void srpt_io_exit(void);
-const char *srpt_ch_state_name(enum srpt_ch_state state);
-void srpt_close_ch(struct srpt_rdma_ch *ch);
-void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
-void srpt_ch_send_logout(struct srpt_rdma_ch *ch);
-void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted);
-bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
-		      const struct se_node_acl *se_nacl,
-		      struct srpt_ch_info *info);
-int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
-struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
-				 u32 iu_size);
-int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
-void srpt_ch_go_live(struct srpt_rdma_ch *ch);
-void srpt_ch_drain(struct srpt_rdma_ch *ch);
-void srpt_ch_wait_dispatch(struct srpt_rdma_ch *ch);
-void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch);
-void srpt_repost_iu(struct srpt_cmd *cmd, bool credit);
-void srpt_put_cmd(struct srpt_cmd *cmd);
-bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag);
-void srpt_queue_work(struct work_struct *work);
-bool srpt_ch_pin(struct srpt_rdma_ch *ch);
-void srpt_ch_unpin(struct srpt_rdma_ch *ch);
-void srpt_ch_wait_unpinned(struct srpt_rdma_ch *ch);
+/* srpt_tasks.c: a channel's tasks on a LU */
 u32 srpt_ch_tasks(struct srpt_rdma_ch *ch, const struct se_device *dev,
 		  u64 lun, bool tas, struct srpt_task *tasks, u32 max);
 void srpt_ch_wait_answered(struct srpt_rdma_ch *ch, u64 lun, const u64 *tag);
+
+/* srpt_sq.c: the send queue, the command pool's entries, credits */
+void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
+		    const char *what);
+int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n);
+int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu);
+void srpt_drop_iu(struct srpt_recv_iu *iu);
+void srpt_ch_send_logout(struct srpt_rdma_ch *ch);
+void srpt_ch_drain(struct srpt_rdma_ch *ch);
+void srpt_repost_iu(struct srpt_cmd *cmd, bool credit);
+void srpt_put_cmd(struct srpt_cmd *cmd);
+bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag);
 void srpt_send_rsp(struct srpt_cmd *cmd);
 void srpt_start_read(struct srpt_cmd *cmd);
 int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
 		     srpt_table_done_fn done);
 void srpt_free_table(struct srpt_cmd *cmd);
+
+/* srpt_life.c: a channel's state, references, pins; the channel list */
+int srpt_life_init(void);
+void srpt_life_exit(void);
+void srpt_life_debugfs_init(void);
+void srpt_queue_work(struct work_struct *work);
+const char *srpt_ch_state_name(enum srpt_ch_state state);
+bool srpt_ch_change_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
+void srpt_close_ch(struct srpt_rdma_ch *ch);
+void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
+void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted);
+void srpt_ch_get(struct srpt_rdma_ch *ch);
+void srpt_ch_put(struct srpt_rdma_ch *ch);
+void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch);
+bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
+		      const struct se_node_acl *se_nacl,
+		      struct srpt_ch_info *info);
+bool srpt_ch_pin(struct srpt_rdma_ch *ch);
+void srpt_ch_unpin(struct srpt_rdma_ch *ch);
+void srpt_ch_wait_unpinned(struct srpt_rdma_ch *ch);
+int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
+		     const struct srpt_rdma_ch *skip);
+void srpt_ch_list_add(struct srpt_rdma_ch *ch);
+void srpt_ch_unlist(struct srpt_rdma_ch *ch);
+void srpt_close_tpg_chs(struct srpt_tpg *stpg);
+void srpt_close_dev_chs(struct srpt_device *sdev);
+void srpt_close_all_chs(void);
+int srpt_close_nexus(struct srpt_rdma_ch *ch);
+bool srpt_nexus_has_chs(struct srpt_rdma_ch *ch);
+void srpt_count_chs(struct srpt_rdma_ch *ch, bool single, u32 *n_tpg,
+		    u32 *n_nexus);
+int srpt_acl_channels(const struct se_node_acl *se_nacl,
+		      struct srpt_ch_info *info, int max);
+void srpt_tport_counts(struct srpt_tport *tport, struct srpt_port_counts *pc);
 
 /* srpt_data.c: data buffers and RDMA contexts of commands */
 int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci);
@@ -934,15 +962,9 @@ void srpt_tport_unregister(struct srpt_tport *tport);
 void srpt_tport_add_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg);
 void srpt_tport_del_tpg(struct srpt_tpg *stpg);
 void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable);
-int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
-		     const struct srpt_rdma_ch *skip);
-int srpt_acl_channels(const struct se_node_acl *se_nacl,
-		      struct srpt_ch_info *info, int max);
-void srpt_tport_counts(struct srpt_tport *tport, struct srpt_port_counts *pc);
 void srpt_login_last_refusal(struct srpt_tport *tport,
 			     struct srpt_login_stats *ls);
 void srpt_ch_debugfs_init(void);
-void srpt_ch_cleanup(void);
 
 /* srpt_dm.c: Device Management agent */
 void srpt_dm_register(struct srpt_device *sdev);
@@ -1046,6 +1068,9 @@ void srpt_stats_exit(void);
  * @SRPT_FAULT_FAIL_INIT: the end of module init, which then fails
  * @SRPT_FAULT_DISPATCH: a dispatch of a received IU outside the channel's
  *	CQ (which the QP drain does not wait for), before its handler
+ * @SRPT_FAULT_GROW: the dispatch work, before it grows the command pool
+ * @SRPT_FAULT_LOGIN: a login accepted by the CM, before it hands its
+ *	channel on (still NEW: close requests are only recorded)
  * @SRPT_FAULT_NR: number of points
  */
 enum srpt_fault_point {
@@ -1057,6 +1082,8 @@ enum srpt_fault_point {
 	SRPT_FAULT_RELEASE,
 	SRPT_FAULT_FAIL_INIT,
 	SRPT_FAULT_DISPATCH,
+	SRPT_FAULT_GROW,
+	SRPT_FAULT_LOGIN,
 	SRPT_FAULT_NR
 };
 

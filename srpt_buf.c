@@ -5,7 +5,7 @@
  * queue, and a channel's command pool with the commands' response
  * buffers. A channel's own buffers are allocated at login and freed at
  * release; an SRQ lives as long as its device. Completion handlers and
- * the use of these buffers are srpt_io.c's.
+ * the use of these buffers are srpt_recv.c's and srpt_sq.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -208,7 +208,7 @@ static void srpt_free_cmds(struct srpt_rdma_ch *ch,
  *
  * Each command has a response buffer of ch->max_rsp_size bytes. The
  * caller sets up their handlers and state and adds the chunk to
- * ch->cmd_chunks (srpt_io.c).
+ * ch->cmd_chunks (srpt_sq.c).
  *
  * Return: the chunk, or NULL (then nothing is left allocated).
  */

@@ -7,12 +7,11 @@
  *
  * Locking: srpt_mutex serialises logins against device removal, TPG
  * enable/disable and changes of the target port list; a login holds it
- * from finding its device until its channel is on srpt_ch_list, so that
- * whoever closes channels after taking srpt_mutex sees it. srpt_ch_lock
- * protects srpt_ch_list, whose entries live until their release work is
- * done. Order: srpt_mutex, then srpt_ch_lock, then ch->lock.
+ * from finding its device until its channel is on the channel list
+ * (srpt_life.c), so that whoever closes channels after taking srpt_mutex
+ * sees it. Order: srpt_mutex, then the channel list's lock, then ch->lock.
  *
- * Ownership: a channel is on srpt_ch_list from the start of its login.
+ * Ownership: a channel is on the channel list from the start of its login.
  * Until the login calls srpt_ch_setup_done() the login alone tears it
  * down (close requests are recorded); afterwards the release work alone.
  */
@@ -21,7 +20,6 @@
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include "ib_srpt.h"
@@ -32,10 +30,8 @@ static DEFINE_MUTEX(srpt_mutex);
 static DEFINE_MUTEX(srpt_srq_mutex);
 static LIST_HEAD(srpt_dev_list);
 static LIST_HEAD(srpt_tport_list);
-static DEFINE_SPINLOCK(srpt_ch_lock);
-static LIST_HEAD(srpt_ch_list);
+/* Woken when a channel's connection settles or a port comes up. */
 static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_waitq);
-static atomic_t srpt_ch_ids = ATOMIC_INIT(0);
 
 /* int, as in the in-kernel module; out of range, the module does not load. */
 static int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
@@ -261,104 +257,6 @@ u32 srpt_port_max_rdma_size(struct srpt_port *sport)
 	return ret;
 }
 
-typedef bool (*srpt_ch_match_fn)(struct srpt_rdma_ch *ch, const void *arg);
-
-/*
- * Start closing every channel that matches, logging the live ones out
- * with @logout_reason (SRPT_T_LOGOUT_*); return how many exist.
- */
-static int srpt_close_matching(srpt_ch_match_fn match, const void *arg,
-			       u32 logout_reason)
-{
-	struct srpt_rdma_ch *ch;
-	int n = 0;
-
-	spin_lock(&srpt_ch_lock);
-	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		if (match(ch, arg)) {
-			srpt_logout_ch(ch, logout_reason);
-			n++;
-		}
-	}
-	spin_unlock(&srpt_ch_lock);
-	return n;
-}
-
-static bool srpt_any_matching(srpt_ch_match_fn match, const void *arg)
-{
-	struct srpt_rdma_ch *ch;
-	bool found = false;
-
-	spin_lock(&srpt_ch_lock);
-	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		if (match(ch, arg)) {
-			found = true;
-			break;
-		}
-	}
-	spin_unlock(&srpt_ch_lock);
-	return found;
-}
-
-/*
- * Close the matching channels (the target goes away: live ones are sent
- * an SRP_T_LOGOUT first) and wait until they are released. Channels still
- * in their login are included: the login hands them to the release work
- * when it is done.
- */
-static void srpt_close_and_wait(srpt_ch_match_fn match, const void *arg)
-{
-	srpt_close_matching(match, arg, SRPT_T_LOGOUT_NONE);
-	wait_event(srpt_ch_waitq, !srpt_any_matching(match, arg));
-}
-
-static bool srpt_ch_of_tpg(struct srpt_rdma_ch *ch, const void *stpg)
-{
-	return ch->stpg == stpg;
-}
-
-static bool srpt_ch_of_dev(struct srpt_rdma_ch *ch, const void *sdev)
-{
-	return ch->sport->sdev == sdev;
-}
-
-static bool srpt_ch_any(struct srpt_rdma_ch *ch, const void *unused)
-{
-	return true;
-}
-
-static bool srpt_ch_of_nexus(struct srpt_rdma_ch *ch, const void *other)
-{
-	return ch != other && srpt_same_nexus(ch, other);
-}
-
-/**
- * srpt_ch_pin_live() - pin every live channel (srpt_ch_pin()) but one
- * @chs: room for @max channels
- * @max: entries in @chs
- * @skip: the channel left out (the caller pinned it already)
- *
- * Return: how many channels are live; the first of them, up to @max,
- * are pinned and stored in @chs.
- */
-int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
-		     const struct srpt_rdma_ch *skip)
-{
-	struct srpt_rdma_ch *ch;
-	int n = 0;
-
-	spin_lock(&srpt_ch_lock);
-	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		if (ch == skip)
-			continue;
-		if (n >= max)
-			n += READ_ONCE(ch->state) == SRPT_CH_LIVE;
-		else if (srpt_ch_pin(ch))
-			chs[n++] = ch;
-	}
-	spin_unlock(&srpt_ch_lock);
-	return n;
-}
 
 /**
  * srpt_tpg_enable() - accept logins on a TPG, or stop and close channels
@@ -373,93 +271,8 @@ void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable)
 	stpg->enabled = enable;
 	mutex_unlock(&srpt_mutex);
 	if (!enable)
-		srpt_close_and_wait(srpt_ch_of_tpg, stpg);
+		srpt_close_tpg_chs(stpg);
 }
-
-/**
- * srpt_acl_channels() - the channels logged in through a node ACL
- * @se_nacl: the ACL
- * @info: room for @max snapshots, filled in login order
- * @max: entries in @info
- *
- * Context: any (takes spinlocks).
- *
- * Return: how many channels the ACL has (may be more than @max).
- */
-int srpt_acl_channels(const struct se_node_acl *se_nacl,
-		      struct srpt_ch_info *info, int max)
-{
-	struct srpt_rdma_ch *ch;
-	int n = 0;
-
-	spin_lock(&srpt_ch_lock);
-	list_for_each_entry(ch, &srpt_ch_list, entry)
-		if (srpt_ch_snapshot(ch, se_nacl, n < max ? &info[n] : NULL))
-			n++;
-	spin_unlock(&srpt_ch_lock);
-	return n;
-}
-
-/* Add the SRPT_STAT_* counters of @ch to @sum. */
-static void srpt_stats_add(u64 *sum, struct srpt_rdma_ch *ch)
-{
-	int i;
-
-	for (i = 0; i < SRPT_STAT_NR; i++)
-		sum[i] += atomic64_read(&ch->stats[i]);
-}
-
-/**
- * srpt_tport_counts() - what the channels of a target port did and are
- * @tport: target port
- * @pc: filled in: SRPT_STAT_* of its channels, live and released, its
- *	channels by state and the credits its live initiators hold
- *
- * Context: any (takes a spinlock).
- */
-void srpt_tport_counts(struct srpt_tport *tport, struct srpt_port_counts *pc)
-{
-	struct srpt_rdma_ch *ch;
-	enum srpt_ch_state state;
-
-	memset(pc, 0, sizeof(*pc));
-	spin_lock(&srpt_ch_lock);
-	memcpy(pc->stats, tport->released, sizeof(pc->stats));
-	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		if (ch->stpg->tport != tport)
-			continue;
-		srpt_stats_add(pc->stats, ch);
-		state = READ_ONCE(ch->state);
-		pc->channels[state]++;
-		if (state == SRPT_CH_LIVE)
-			pc->credits += max(atomic_read(&ch->req_lim), 0);
-	}
-	spin_unlock(&srpt_ch_lock);
-}
-
-/* debugfs ib_srpt/channels: a line per channel, "name value" pairs. */
-static int srpt_channels_show(struct seq_file *m, void *v)
-{
-	struct srpt_rdma_ch *ch;
-	int i;
-
-	spin_lock(&srpt_ch_lock);
-	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		seq_printf(m, "ch %u state %s acl %s initiator 0x%16phN target %s cm %s peer %s credits %u req_lim %d srq %d cmds %u",
-			   ch->id, srpt_ch_state_name(READ_ONCE(ch->state)),
-			   ch->sess_name, ch->i_port_id, ch->stpg->tport->name,
-			   ch->cm_ops->name, ch->peer, ch->rq_size,
-			   atomic_read(&ch->req_lim), ch->srq ? 1 : 0,
-			   READ_ONCE(ch->n_cmds));
-		for (i = 0; i < SRPT_STAT_NR; i++)
-			seq_printf(m, " %s %lld", srpt_stat_name(i),
-				   atomic64_read(&ch->stats[i]));
-		seq_putc(m, '\n');
-	}
-	spin_unlock(&srpt_ch_lock);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(srpt_channels);
 
 /*
  * How long an accepted login may take to get its connection established.
@@ -483,16 +296,14 @@ static u32 srpt_rw_size(void)
 }
 
 /**
- * srpt_ch_debugfs_init() - create debugfs ib_srpt/channels,
- * ib_srpt/rtu_timeout_s (how long an accepted login may wait for its RTU)
- * and ib_srpt/rw_size (bytes per RDMA context of new channels, for tests)
+ * srpt_ch_debugfs_init() - create debugfs ib_srpt/rtu_timeout_s (how long
+ * an accepted login may wait for its RTU) and ib_srpt/rw_size (bytes per
+ * RDMA context of new channels, for tests)
  *
  * srpt_stats_exit() removes it with the directory.
  */
 void srpt_ch_debugfs_init(void)
 {
-	debugfs_create_file("channels", 0444, srpt_debugfs_dir(), NULL,
-			    &srpt_channels_fops);
 	debugfs_create_u32("rtu_timeout_s", 0644, srpt_debugfs_dir(),
 			   &srpt_rtu_timeout_s);
 	debugfs_create_u32("rw_size", 0644, srpt_debugfs_dir(),
@@ -518,7 +329,7 @@ void srpt_dev_unregister(struct srpt_device *sdev)
 	/* Releases waiting for a port of it to come back wait no more. */
 	WRITE_ONCE(sdev->removing, true);
 	wake_up_all(&srpt_ch_waitq);
-	srpt_close_and_wait(srpt_ch_of_dev, sdev);
+	srpt_close_dev_chs(sdev);
 	WARN_ON_ONCE(sdev->srq);	/* its last channel frees it */
 }
 
@@ -757,14 +568,9 @@ static void srpt_release_ch_work(struct work_struct *w)
 	if (ch->accepted)
 		pr_info("%s: channel released\n", ch->sess_name);
 
-	spin_lock(&srpt_ch_lock);
-	/* Together: srpt_tport_counts() sees the figures once, not twice. */
-	srpt_stats_add(ch->stpg->tport->released, ch);
-	list_del(&ch->entry);
-	spin_unlock(&srpt_ch_lock);
+	srpt_ch_unlist(ch);
 	kfree(ch);
 	srpt_res_add(SRPT_RES_CHANNELS, -1);
-	wake_up_all(&srpt_ch_waitq);
 }
 
 static void srpt_qp_event(struct ib_event *ev, void *context)
@@ -1125,7 +931,6 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	INIT_DELAYED_WORK(&ch->rtu_timeout, srpt_rtu_timeout_work);
 	memcpy(ch->i_port_id, lc->lg.i_port_id, 16);
 	memcpy(ch->t_port_id, lc->lg.t_port_id, 16);
-	ch->id = atomic_inc_return(&srpt_ch_ids);
 	strscpy(ch->peer, lc->peer, sizeof(ch->peer));
 	strscpy(ch->sess_name, lc->acl_name, sizeof(ch->sess_name));
 	ch->rq_size = min_t(u32, READ_ONCE(stpg->attrib.credits),
@@ -1141,10 +946,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	    lc->lg.imm_data_offset >= SRPT_CMD_FIXED_LEN + 4 &&
 	    lc->lg.imm_data_offset < ch->max_req_size)
 		ch->imm_data_offset = lc->lg.imm_data_offset;
-
-	spin_lock(&srpt_ch_lock);
-	list_add_tail(&ch->entry, &srpt_ch_list);
-	spin_unlock(&srpt_ch_lock);
+	srpt_ch_list_add(ch);
 	return ch;
 }
 
@@ -1160,22 +962,9 @@ static u32 srpt_ch_check_limits(struct srpt_rdma_ch *ch,
 	u32 max_nexus = READ_ONCE(ch->stpg->attrib.max_nexus_channels);
 	bool single = (lc->lg.req_flags & SRPT_MULTICHAN_MASK) ==
 		      SRP_MULTICHAN_SINGLE;
-	u32 n_tpg = 0, n_nexus = 0;
-	struct srpt_rdma_ch *o;
+	u32 n_tpg, n_nexus;
 
-	spin_lock(&srpt_ch_lock);
-	list_for_each_entry(o, &srpt_ch_list, entry) {
-		if (o == ch || o->stpg != ch->stpg ||
-		    READ_ONCE(o->state) >= SRPT_CH_DISCONNECTING)
-			continue;
-		if (srpt_ch_of_nexus(o, ch)) {
-			if (single)
-				continue;
-			n_nexus++;
-		}
-		n_tpg++;
-	}
-	spin_unlock(&srpt_ch_lock);
+	srpt_count_chs(ch, single, &n_tpg, &n_nexus);
 	if (max_nexus && n_nexus >= max_nexus) {
 		snprintf(lc->why, sizeof(lc->why),
 			 "%u channels of this initiator already, srp_max_channels_per_initiator %u",
@@ -1225,10 +1014,9 @@ static u32 srpt_ch_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 
 	flags = ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0;
 	if ((lc->lg.req_flags & SRPT_MULTICHAN_MASK) == SRP_MULTICHAN_SINGLE) {
-		if (srpt_close_matching(srpt_ch_of_nexus, ch,
-					SRPT_T_LOGOUT_MULTICHANNEL))
+		if (srpt_close_nexus(ch))
 			flags |= SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
-	} else if (srpt_any_matching(srpt_ch_of_nexus, ch)) {
+	} else if (srpt_nexus_has_chs(ch)) {
 		flags |= SRP_LOGIN_RSP_MULTICHAN_MAINTAINED;
 	}
 	srpt_build_login_rsp(&rsp, lc->lg.tag, ch->rq_size, ch->max_req_size,
@@ -1375,6 +1163,7 @@ int srpt_login(struct srpt_login_ctx *lc)
 	if (!ch)
 		return -ECONNREFUSED;
 	if (!reason) {
+		srpt_fault_delay(SRPT_FAULT_LOGIN);
 		ch->rtu_timeout_s = srpt_rtu_timeout();
 		schedule_delayed_work(&ch->rtu_timeout,
 				      ch->rtu_timeout_s * HZ);
@@ -1411,14 +1200,4 @@ void srpt_cm_closed(struct srpt_rdma_ch *ch, const char *why)
 	pr_debug("%s: %s\n", ch->sess_name, why);
 	srpt_cm_settle(ch);
 	srpt_close_ch(ch);
-}
-
-/**
- * srpt_ch_cleanup() - release every channel
- *
- * Context: module unload, after the IB client and the listeners are gone.
- */
-void srpt_ch_cleanup(void)
-{
-	srpt_close_and_wait(srpt_ch_any, NULL);
 }

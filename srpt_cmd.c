@@ -4,7 +4,7 @@
  * IUs an initiator sends, the responses that answer them, and the LIO
  * fabric callbacks of a command's life (write_pending, queue_data_in,
  * queue_status, queue_tm_rsp, aborted_task, release). Data movement and
- * the send queue are srpt_io.c's.
+ * the send queue are srpt_sq.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -230,18 +230,6 @@ static int srpt_tmf(u8 srp_function)
 /* Most tasks one ABORT TASK SET aborts: a channel has fewer commands. */
 #define SRPT_TASK_SET_MAX	(2 * SRPT_MAX_CREDITS)
 
-/* What pins the module's live channels (srpt_ch.c): srpt_cmd_init(). */
-static srpt_pin_live_fn srpt_pin_live;
-
-/**
- * srpt_cmd_init() - connect this layer to the channel registry above it
- * @pin_live: pins every live channel, for CLEAR TASK SET
- */
-void srpt_cmd_init(srpt_pin_live_fn pin_live)
-{
-	srpt_pin_live = pin_live;
-}
-
 /**
  * struct srpt_task_set - an ABORT TASK SET or CLEAR TASK SET in progress
  * @work: aborts the tasks, then answers @tmf
@@ -378,7 +366,7 @@ static struct srpt_rdma_ch **srpt_pin_chs(struct srpt_rdma_ch *ch,
 			return NULL;
 		}
 		chs[0] = ch;
-		n = clear ? 1 + srpt_pin_live(chs + 1, max - 1, ch) : 1;
+		n = clear ? 1 + srpt_ch_pin_live(chs + 1, max - 1, ch) : 1;
 		if (n <= max) {
 			*n_chs = n;
 			return chs;

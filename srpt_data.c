@@ -4,7 +4,7 @@
  * pages, as LIO and the block layer need them, whatever the lengths of the
  * initiator's descriptors; immediate data in place in the receive buffer)
  * and the rdma_rw contexts that move them. When transfers
- * start and what waits for the send queue is srpt_io.c's.
+ * start and what waits for the send queue is srpt_sq.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

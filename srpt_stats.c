@@ -161,6 +161,8 @@ static const char *const srpt_fault_names[SRPT_FAULT_NR] = {
 	[SRPT_FAULT_RELEASE]		= "release",
 	[SRPT_FAULT_FAIL_INIT]		= "fail_init",
 	[SRPT_FAULT_DISPATCH]		= "dispatch",
+	[SRPT_FAULT_GROW]		= "grow",
+	[SRPT_FAULT_LOGIN]		= "login",
 };
 
 static char srpt_fault_param[128];

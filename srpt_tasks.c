@@ -1,60 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The task sets of a channel, for task management: pins that keep a live
- * channel's LIO session while a task-set function works on it, the SCSI
- * commands of the channel on a LU, and the wait that keeps a TMF's
- * response behind those of the tasks it dealt with. Reads the command
- * pool under ch->lock; calls nothing of the module's.
+ * The task sets of a channel, for task management: the SCSI commands of
+ * the channel on a LU, and the wait that keeps a TMF's response behind
+ * those of the tasks it dealt with. Reads the command pool under
+ * ch->lock; calls nothing of the module's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
 #include "ib_srpt.h"
-
-/**
- * srpt_ch_pin() - keep a live channel's LIO session for a task set function
- * @ch: channel
- *
- * The release of a channel waits for its pins before it removes the
- * session (srpt_ch_wait_unpinned()); a channel no longer live is not
- * pinned. Context: any.
- *
- * Return: whether it was pinned; if so, srpt_ch_unpin() it.
- */
-bool srpt_ch_pin(struct srpt_rdma_ch *ch)
-{
-	unsigned long flags;
-	bool live;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	live = ch->state == SRPT_CH_LIVE && ch->sess;
-	if (live)
-		atomic_inc(&ch->task_sets);
-	spin_unlock_irqrestore(&ch->lock, flags);
-	return live;
-}
-
-/**
- * srpt_ch_unpin() - undo srpt_ch_pin()
- * @ch: channel
- */
-void srpt_ch_unpin(struct srpt_rdma_ch *ch)
-{
-	if (atomic_dec_and_test(&ch->task_sets))
-		wake_up_var(&ch->task_sets);
-}
-
-/**
- * srpt_ch_wait_unpinned() - wait until no task set function uses a session
- * @ch: channel being released: no longer live (so no new pins), its
- *	session stopped (ABORT TASKs submitted from now on fail at once)
- *
- * Call before target_remove_session() frees the session.
- */
-void srpt_ch_wait_unpinned(struct srpt_rdma_ch *ch)
-{
-	wait_var_event(&ch->task_sets, !atomic_read(&ch->task_sets));
-}
 
 /*
  * A SCSI command of the pool handed to LIO on the LU (@dev, else @lun):

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rings of an SRP channel: channel state, receive buffers and the
- * dispatch of received IUs (to srpt_cmd.c, in arrival order), the command
- * pool, and the send queue, where RDMA READs and responses wait for slots
- * (and, on iWARP, MRs) in order. Data buffers and RDMA contexts are
- * srpt_data.c's.
+ * The send queue of an SRP channel and the commands that use it: posting
+ * (and reposting receive buffers), the command pool's entries and their
+ * return, credits and SRP_CRED_REQ, the queues where RDMA READs and
+ * responses wait for send queue slots (and, on iWARP, MRs) in order, the
+ * completions of what was posted, and the drain of a channel that goes.
+ * Data buffers and RDMA contexts are srpt_data.c's; receiving and the
+ * dispatch of received IUs are srpt_recv.c's.
  *
  * Credits: every receive buffer posted is one credit. A request consumes
  * one; it is given back (req_lim_delta) once the buffer holding the
@@ -23,259 +25,25 @@
 #include "ib_srpt.h"
 #include "srpt_trace.h"
 
-static void srpt_run_iu_wait(struct srpt_rdma_ch *ch);
 static void srpt_sq_kick(struct srpt_rdma_ch *ch);
 static void srpt_start(struct srpt_cmd *cmd);
-
-/* Runs channel release work; destroyed (drained) at module unload. */
-static struct workqueue_struct *srpt_wq;
-/* What received IUs are handed to (srpt_cmd.c). */
-static srpt_iu_handler_fn srpt_iu_handler;
-
-/**
- * srpt_io_init() - create the workqueue channels are released on
- * @handler: what executes a received IU (the layer above)
- *
- * Return: 0 or -ENOMEM.
- */
-int srpt_io_init(srpt_iu_handler_fn handler)
-{
-	srpt_iu_handler = handler;
-	srpt_wq = alloc_workqueue("srpt", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return srpt_wq ? 0 : -ENOMEM;
-}
-
-/**
- * srpt_queue_work() - run work on the module's workqueue
- * @work: work item; srpt_io_exit() waits for it
- */
-void srpt_queue_work(struct work_struct *work)
-{
-	queue_work(srpt_wq, work);
-}
-
-/**
- * srpt_io_exit() - wait for release work still running and free the queue
- */
-void srpt_io_exit(void)
-{
-	destroy_workqueue(srpt_wq);
-}
-
-/**
- * srpt_ch_state_name() - a channel state in words, for logs
- * @state: state
- *
- * Return: its name.
- */
-const char *srpt_ch_state_name(enum srpt_ch_state state)
-{
-	switch (state) {
-	case SRPT_CH_NEW:
-		return "new";
-	case SRPT_CH_CONNECTING:
-		return "connecting";
-	case SRPT_CH_LIVE:
-		return "live";
-	case SRPT_CH_DISCONNECTING:
-		return "disconnecting";
-	case SRPT_CH_DRAINING:
-		return "draining";
-	}
-	return "?";
-}
-
-/* The transitions enum srpt_ch_state lists. */
-static bool srpt_ch_state_allowed(enum srpt_ch_state old,
-				  enum srpt_ch_state new)
-{
-	switch (new) {
-	case SRPT_CH_CONNECTING:
-		return old == SRPT_CH_NEW;
-	case SRPT_CH_LIVE:
-		return old == SRPT_CH_CONNECTING;
-	case SRPT_CH_DISCONNECTING:
-		return old <= SRPT_CH_LIVE;
-	case SRPT_CH_DRAINING:
-		return old == SRPT_CH_DISCONNECTING;
-	default:
-		return false;
-	}
-}
-
-/* Change the state of @ch if allowed; the caller holds ch->lock. */
-static bool __srpt_ch_change_state(struct srpt_rdma_ch *ch,
-				   enum srpt_ch_state new)
-{
-	lockdep_assert_held(&ch->lock);
-	if (!srpt_ch_state_allowed(ch->state, new))
-		return false;
-	pr_debug("%s: channel %s -> %s\n", ch->sess_name,
-		 srpt_ch_state_name(ch->state), srpt_ch_state_name(new));
-	trace_srpt_ch_state(ch, ch->state, new);
-	WRITE_ONCE(ch->state, new);
-	return true;
-}
-
-static bool srpt_ch_change_state(struct srpt_rdma_ch *ch,
-				 enum srpt_ch_state new)
-{
-	unsigned long flags;
-	bool changed;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	changed = __srpt_ch_change_state(ch, new);
-	spin_unlock_irqrestore(&ch->lock, flags);
-	return changed;
-}
-
-static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason);
-
-/**
- * srpt_close_ch() - start tearing a channel down
- * @ch: channel
- *
- * Moves the channel to DISCONNECTING and queues its release work, once.
- * While the login still sets the channel up (NEW), the request is only
- * recorded: the login owns the channel until srpt_ch_setup_done().
- *
- * Context: any.
- */
-void srpt_close_ch(struct srpt_rdma_ch *ch)
-{
-	__srpt_close_ch(ch, -1);
-}
-
-/**
- * srpt_logout_ch() - log a channel out, then tear it down
- * @ch: channel
- * @reason: SRPT_T_LOGOUT_* reason
- *
- * As srpt_close_ch(), but a live channel is sent an SRP_T_LOGOUT with
- * @reason before its connection ends (srpt_ch_send_logout(), from the
- * release work): the target is going away, not the connection.
- *
- * Context: any.
- */
-void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
-{
-	__srpt_close_ch(ch, reason);
-}
-
-/* srpt_close_ch(), with the reason of an SRP_T_LOGOUT or -1. */
-static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason)
-{
-	unsigned long flags;
-	bool release;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	if (ch->state == SRPT_CH_LIVE && logout_reason >= 0)
-		ch->logout_reason = logout_reason;
-	if (ch->state == SRPT_CH_NEW) {
-		ch->close_requested = true;
-		release = false;
-	} else {
-		release = __srpt_ch_change_state(ch, SRPT_CH_DISCONNECTING);
-	}
-	spin_unlock_irqrestore(&ch->lock, flags);
-	if (release)
-		queue_work(srpt_wq, &ch->release_work);
-}
-
-/**
- * srpt_ch_snapshot() - describe a channel if it is in a session of an ACL
- * @ch: channel
- * @se_nacl: the ACL
- * @info: where to describe it, or NULL to only ask
- *
- * Only from CONNECTING on: the login sets ch->sess before it leaves NEW
- * under ch->lock. Not once DRAINING: the release removes the session
- * after that transition, which it makes under ch->lock.
- *
- * Context: any.
- *
- * Return: whether @ch is a channel of a session of @se_nacl.
- */
-bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
-		      const struct se_node_acl *se_nacl,
-		      struct srpt_ch_info *info)
-{
-	unsigned long flags;
-	bool match;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	match = ch->state != SRPT_CH_NEW && ch->state != SRPT_CH_DRAINING &&
-		ch->sess && ch->sess->se_node_acl == se_nacl;
-	if (match && info) {
-		*info = (struct srpt_ch_info) {
-			.id = ch->id,
-			.state = ch->state,
-			.cm = ch->cm_ops->name,
-			.credits = ch->rq_size,
-		};
-		memcpy(info->i_port_id, ch->i_port_id, 16);
-		strscpy(info->peer, ch->peer, sizeof(info->peer));
-	}
-	spin_unlock_irqrestore(&ch->lock, flags);
-	return match;
-}
-
-/**
- * srpt_ch_setup_done() - the login is done with a channel it set up
- * @ch: channel in state NEW
- * @accepted: the CM accepted the connection
- *
- * An accepted channel waits for the RTU (CONNECTING), unless a close was
- * requested meanwhile; any other goes to its release work, which undoes
- * whatever the login got done. Either way the login must not touch @ch
- * afterwards.
- *
- * Context: any.
- */
-void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted)
-{
-	unsigned long flags;
-	bool release;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	ch->accepted = accepted;
-	release = !accepted || ch->close_requested;
-	__srpt_ch_change_state(ch, release ? SRPT_CH_DISCONNECTING :
-					     SRPT_CH_CONNECTING);
-	spin_unlock_irqrestore(&ch->lock, flags);
-	if (release)
-		queue_work(srpt_wq, &ch->release_work);
-}
-
-/*
- * A context that will touch @ch after the command it works for may have
- * been finished holds ch->busy: the release work frees the channel only
- * when nobody does (srpt_ch_wait_cmds()).
- */
-static void srpt_ch_get(struct srpt_rdma_ch *ch)
-{
-	atomic_inc(&ch->busy);
-}
-
-static void srpt_ch_put(struct srpt_rdma_ch *ch)
-{
-	if (atomic_dec_and_test(&ch->busy))
-		wake_up_var(&ch->busy);
-}
-
-static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc);
 
-/*
- * A work request failed. Any failure, a flush too, means the QP is in the
- * error state: unless we are draining it ourselves, the channel is dead
- * (a failed unsignaled RDMA WRITE, for one, only shows as flushed work
- * requests behind it). srpt_close_ch() does nothing if already closing.
+/**
+ * srpt_wc_failed() - a work request of a channel failed
+ * @ch: channel
+ * @wc: its completion
+ * @what: what it was, for the log
+ *
+ * Any failure, a flush too, means the QP is in the error state: unless we
+ * are draining it ourselves, the channel is dead (a failed unsignaled RDMA
+ * WRITE, for one, only shows as flushed work requests behind it).
+ * srpt_close_ch() does nothing if already closing.
  */
-static void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
-			   const char *what)
+void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
+		    const char *what)
 {
 	trace_srpt_wr_error(ch, wc, what);
 	if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -310,8 +78,14 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->pending = SRPT_PEND_NONE;
 }
 
-/* Add @n commands to the pool of @ch. */
-static int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
+/**
+ * srpt_add_cmds() - add commands to the pool of a channel
+ * @ch: channel
+ * @n: how many
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
 {
 	struct srpt_cmd_chunk *chunk = srpt_alloc_cmds(ch, n, GFP_KERNEL);
 	unsigned long flags;
@@ -334,81 +108,6 @@ static int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
 	WRITE_ONCE(ch->n_cmds, ch->n_cmds + n);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	return 0;
-}
-
-/*
- * Commands a channel on an SRQ starts with. Its pool grows when requests
- * find it empty (srpt_grow_work()), so that an idle channel holds little
- * memory whatever its credits.
- */
-#define SRPT_SRQ_FIRST_CMDS	16
-
-/*
- * The pool of @ch ran out of commands while requests wait: add as many
- * as it has (up to ch->max_cmds). If that fails, the requests wait for
- * commands to come back.
- */
-static void srpt_grow_work(struct work_struct *w)
-{
-	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
-					       grow_work);
-	u32 n = min(ch->max_cmds - ch->n_cmds, ch->n_cmds);
-	unsigned long flags;
-
-	if (n && READ_ONCE(ch->state) == SRPT_CH_LIVE &&
-	    srpt_add_cmds(ch, n))
-		pr_warn_ratelimited("%s: no memory for %u more commands; requests wait for those in use\n",
-				    ch->sess_name, n);
-	spin_lock_irqsave(&ch->lock, flags);
-	ch->growing = false;
-	spin_unlock_irqrestore(&ch->lock, flags);
-	srpt_run_iu_wait(ch);
-	srpt_ch_put(ch);
-}
-
-/**
- * srpt_alloc_ch_bufs() - allocate receive buffers and the command pool
- * @ch: channel with rq_size, max_req_size, max_rsp_size,
- *	imm_data_offset and srq set
- *
- * Commands: twice the credits, as a command keeps its pool entry until
- * its response SEND completes and the initiator may already use the
- * credit that response returned. A channel with receive buffers of its
- * own gets them all at once; one on an SRQ starts with a few.
- *
- * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
- */
-int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
-{
-	u32 i;
-
-	INIT_WORK(&ch->grow_work, srpt_grow_work);
-	ch->max_cmds = 2 * ch->rq_size;
-	if (ch->srq) {
-		ch->layout = ch->srq->layout;
-		return srpt_add_cmds(ch, min_t(u32, ch->max_cmds,
-					       SRPT_SRQ_FIRST_CMDS));
-	}
-	srpt_recv_layout(&ch->layout, ch->max_req_size, ch->imm_data_offset);
-	if (srpt_alloc_recv_bufs(ch))
-		return -ENOMEM;
-	for (i = 0; i <= ch->rq_size; i++)	/* and the spare */
-		ch->recv[i].cqe.done = srpt_recv_done;
-	return srpt_add_cmds(ch, ch->max_cmds);
-}
-
-/**
- * srpt_create_srq() - make the shared receive queue of a device
- * @sdev: the device
- * @size: receive buffers
- * @iu_size: bytes an IU may have
- *
- * Return: the SRQ, or an ERR_PTR (srpt_srq_create()).
- */
-struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
-				 u32 iu_size)
-{
-	return srpt_srq_create(sdev, size, iu_size, srpt_recv_done);
 }
 
 /*
@@ -464,7 +163,15 @@ static int srpt_post_send(struct srpt_rdma_ch *ch, struct ib_send_wr *wr,
 	return ret;
 }
 
-static int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
+/**
+ * srpt_post_recv() - post a receive buffer (to the QP, or its SRQ)
+ * @ch: channel
+ * @iu: buffer
+ *
+ * Return: 0, -ESHUTDOWN if the channel drains, or a posting error (which
+ * closes the channel).
+ */
+int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 {
 	struct ib_sge sge = {
 		.addr = iu->dma,
@@ -497,26 +204,6 @@ static int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 		srpt_close_ch(ch);
 	}
 	return ret;
-}
-
-/**
- * srpt_post_all_recvs() - post every receive buffer of a new channel
- * @ch: channel whose QP can receive
- *
- * Return: 0 or a negative errno.
- */
-int srpt_post_all_recvs(struct srpt_rdma_ch *ch)
-{
-	u32 i;
-	int ret;
-
-	/* Not the spare (ch->recv[ch->rq_size]): srpt_post_cred_spare(). */
-	for (i = 0; !ch->srq && i < ch->rq_size; i++) {
-		ret = srpt_post_recv(ch, &ch->recv[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }
 
 /**
@@ -663,13 +350,15 @@ bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag)
  * @cmd: command that has no request buffer, data or work left
  *
  * If it was the last busy one and credits are left to give back, it
- * carries them in an SRP_CRED_REQ first (srpt_cred_req_due()).
+ * carries them in an SRP_CRED_REQ first (srpt_cred_req_due()). If
+ * received IUs wait for a command, the channel's dispatch work
+ * (srpt_recv.c) is queued for them.
  */
 void srpt_put_cmd(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
 	unsigned long flags;
-	bool waiting, cred;
+	bool dispatch, cred;
 
 	srpt_reset_cmd(cmd);
 	spin_lock_irqsave(&ch->lock, flags);
@@ -680,15 +369,21 @@ void srpt_put_cmd(struct srpt_cmd *cmd)
 		list_add(&cmd->entry, &ch->free_cmds);
 		ch->cmds_busy--;
 	}
-	waiting = !list_empty(&ch->iu_wait);
+	/* A dispatch running now sees @cmd; else the dispatch work does. */
+	dispatch = !list_empty(&ch->iu_wait) && !ch->iu_running &&
+		   !ch->dispatch_queued;
+	if (dispatch) {
+		ch->dispatch_queued = true;
+		srpt_ch_get(ch);
+	}
 	spin_unlock_irqrestore(&ch->lock, flags);
+	if (dispatch)
+		srpt_queue_work(&ch->dispatch_work);
 	if (cred) {
 		/* Still busy, still holding its reference to @ch. */
 		srpt_send_cred_req(cmd);
 		return;
 	}
-	if (waiting)
-		srpt_run_iu_wait(ch);
 	/* Last: the release work may free @ch once every command is home. */
 	srpt_ch_put(ch);
 }
@@ -1159,184 +854,17 @@ void srpt_start_read(struct srpt_cmd *cmd)
 	srpt_start(cmd);
 }
 
-/*
- * IUs wait because the command pool is empty, and it may grow: the grow
- * work is queued (holding a reference to @ch). Caller holds ch->lock.
- */
-static bool srpt_grow_due(struct srpt_rdma_ch *ch)
-{
-	lockdep_assert_held(&ch->lock);
-	if (ch->state != SRPT_CH_LIVE || ch->growing ||
-	    ch->n_cmds >= ch->max_cmds || list_empty(&ch->iu_wait) ||
-	    !list_empty(&ch->free_cmds))
-		return false;
-	ch->growing = true;
-	srpt_ch_get(ch);
-	return true;
-}
-
-/*
- * Dispatch received IUs in arrival order, one context at a time, while
- * the channel is live and commands are free.
- */
-static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
-{
-	struct srpt_recv_iu *iu;
-	struct srpt_cmd *cmd;
-	unsigned long flags;
-	bool grow;
-
-	/* This context uses @ch until it returns: see srpt_ch_wait_cmds(). */
-	srpt_ch_get(ch);
-	for (;;) {
-		spin_lock_irqsave(&ch->lock, flags);
-		if (ch->state != SRPT_CH_LIVE || ch->iu_running ||
-		    list_empty(&ch->iu_wait) || list_empty(&ch->free_cmds)) {
-			grow = srpt_grow_due(ch);
-			spin_unlock_irqrestore(&ch->lock, flags);
-			if (grow)
-				srpt_queue_work(&ch->grow_work);
-			break;
-		}
-		iu = list_first_entry(&ch->iu_wait, struct srpt_recv_iu, entry);
-		list_del_init(&iu->entry);
-		cmd = list_first_entry(&ch->free_cmds, struct srpt_cmd, entry);
-		list_del_init(&cmd->entry);
-		cmd->clear_tas = false;		/* see srpt_ch_tasks() */
-		ch->cmds_busy++;
-		srpt_ch_get(ch);
-		ch->iu_running = true;
-		spin_unlock_irqrestore(&ch->lock, flags);
-
-		cmd->iu = iu;
-		if (static_branch_unlikely(&srpt_fault_key) &&
-		    current_work() != &ch->cq->work)
-			__srpt_fault_delay(SRPT_FAULT_DISPATCH);
-		srpt_iu_handler(ch, cmd);
-
-		spin_lock_irqsave(&ch->lock, flags);
-		ch->iu_running = false;
-		spin_unlock_irqrestore(&ch->lock, flags);
-		wake_up_var(&ch->iu_running);
-	}
-	srpt_ch_put(ch);
-}
-
-static bool srpt_dispatching(struct srpt_rdma_ch *ch)
-{
-	unsigned long flags;
-	bool running;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	running = ch->iu_running;
-	spin_unlock_irqrestore(&ch->lock, flags);
-	return running;
-}
-
 /**
- * srpt_ch_wait_dispatch() - wait until no IU of a channel is dispatched
- * @ch: channel that left LIVE
+ * srpt_drop_iu() - give up an IU the channel will not execute
+ * @iu: receive buffer
  *
- * A dispatch starts only on a LIVE channel, and one at a time
- * (srpt_run_iu_wait()); one in progress may be in a context the QP drain
- * does not wait for (a LIO worker returning a command, the grow work, the
- * CM handler) and may sleep before it reaches LIO. After this no IU of
- * @ch reaches LIO: the release may stop the session.
+ * One of an SRQ goes back to the SRQ. One of the channel's own is posted
+ * again when the command that uses it is done, or freed with the channel.
  */
-void srpt_ch_wait_dispatch(struct srpt_rdma_ch *ch)
-{
-	WARN_ON_ONCE(READ_ONCE(ch->state) == SRPT_CH_LIVE);
-	wait_var_event(&ch->iu_running, !srpt_dispatching(ch));
-}
-
-/*
- * A receive buffer of an SRQ took an IU the channel cannot use: it goes
- * back to the SRQ. One of the channel's own is posted again when the
- * command that uses it is done, or freed with the channel.
- */
-static void srpt_drop_iu(struct srpt_recv_iu *iu)
+void srpt_drop_iu(struct srpt_recv_iu *iu)
 {
 	if (iu->srq)
 		srpt_srq_post(iu);
-}
-
-/*
- * Count the credit a received IU used. On an SRQ also check what a
- * channel's own receive queue enforces by its size: an IU longer than the
- * login allowed (the SRQ's buffers fit the longest any login may ask
- * for), or an initiator so far beyond its credits (more than twice them
- * in flight, all that the command pool takes) that it would hold buffers
- * the other channels need. Either closes the channel.
- */
-static bool srpt_srq_abuse(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
-{
-	int req_lim = 0;
-
-	if (srpt_iu_uses_credit(srpt_iu_opcode(iu->buf, iu->len)))
-		req_lim = atomic_dec_return(&ch->req_lim);
-	if (!iu->srq)
-		return false;
-	if (iu->len > ch->max_req_size) {
-		pr_warn_ratelimited("%s: IU of %u bytes, over the %u of the login; closing the channel\n",
-				    ch->sess_name, iu->len, ch->max_req_size);
-		return true;
-	}
-	if (req_lim < -(int)ch->rq_size) {
-		/* Once: those behind it find the channel closing. */
-		if (req_lim == -(int)ch->rq_size - 1)
-			pr_warn_ratelimited("%s: %u requests in flight with %u credits; closing the channel\n",
-					    ch->sess_name, ch->rq_size - req_lim,
-					    ch->rq_size);
-		return true;
-	}
-	return false;
-}
-
-static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct srpt_recv_iu *iu = container_of(wc->wr_cqe, struct srpt_recv_iu,
-					       cqe);
-	struct srpt_rdma_ch *ch = iu->srq ? wc->qp->qp_context : iu->ch;
-	unsigned long flags;
-	bool queued = false;
-
-	iu->ch = ch;
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		srpt_drop_iu(iu);
-		srpt_wc_failed(ch, wc, "receive");
-		return;
-	}
-	iu->len = wc->byte_len;
-	ib_dma_sync_single_for_cpu(srpt_ch_dev(ch), iu->dma, ch->layout.size,
-				   DMA_FROM_DEVICE);
-	if (unlikely(srpt_srq_abuse(ch, iu))) {
-		srpt_drop_iu(iu);
-		srpt_close_ch(ch);
-		return;
-	}
-	spin_lock_irqsave(&ch->lock, flags);
-	if (ch->state <= SRPT_CH_LIVE) {
-		list_add_tail(&iu->entry, &ch->iu_wait);
-		queued = true;
-	}
-	spin_unlock_irqrestore(&ch->lock, flags);
-	if (queued)
-		srpt_run_iu_wait(ch);
-	else
-		srpt_drop_iu(iu);
-}
-
-/**
- * srpt_ch_go_live() - the connection is established: CONNECTING -> LIVE
- * @ch: channel
- *
- * IUs that arrived before this (the initiator may send as soon as it has
- * the login response) are executed now, in arrival order.
- */
-void srpt_ch_go_live(struct srpt_rdma_ch *ch)
-{
-	if (srpt_ch_change_state(ch, SRPT_CH_LIVE))
-		srpt_run_iu_wait(ch);
 }
 
 /*
@@ -1459,18 +987,4 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 		srpt_drop_iu(iu);
 	}
 	srpt_sq_kick(ch);
-}
-
-/**
- * srpt_ch_wait_cmds() - wait until every command of a channel is back
- * @ch: drained channel whose LIO session is gone
- *
- * Requests refused without LIO finish in whatever context failed them,
- * and a context dispatching IUs or starting queued work may still be
- * returning; the channel may only be freed after that (ch->busy
- * counts them all: srpt_ch_get()).
- */
-void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch)
-{
-	wait_var_event(&ch->busy, !atomic_read(&ch->busy));
 }

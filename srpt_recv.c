@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The receive side of a channel: its receive buffers (or its share of the
+ * device's SRQ) and the command pool, the receive completion, and the
+ * dispatch of received IUs to srpt_cmd.c in arrival order, one at a time,
+ * while the channel is live. An IU that finds the command pool empty
+ * waits on ch->iu_wait; the channel's dispatch work grows the pool (on an
+ * SRQ it starts small) and dispatches what waits, and srpt_put_cmd()
+ * queues that work when a command comes back while IUs wait.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "ib_srpt.h"
+
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_run_iu_wait(struct srpt_rdma_ch *ch);
+
+/*
+ * Commands a channel on an SRQ starts with. Its pool grows when requests
+ * find it empty (srpt_dispatch_work()), so that an idle channel holds
+ * little memory whatever its credits.
+ */
+#define SRPT_SRQ_FIRST_CMDS	16
+
+/*
+ * IUs wait on @ch (ch->dispatch_queued was set, with a reference to @ch):
+ * if the pool ran out of commands, add as many as it has (up to
+ * ch->max_cmds; if that fails, the IUs wait for commands to come back),
+ * then dispatch them.
+ */
+static void srpt_dispatch_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
+					       dispatch_work);
+	u32 n = min(ch->max_cmds - ch->n_cmds, ch->n_cmds);
+	unsigned long flags;
+	bool grow;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->dispatch_queued = false;
+	grow = n && list_empty(&ch->free_cmds) && ch->state == SRPT_CH_LIVE;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (grow) {
+		srpt_fault_delay(SRPT_FAULT_GROW);
+		if (srpt_add_cmds(ch, n))
+			pr_warn_ratelimited("%s: no memory for %u more commands; requests wait for those in use\n",
+					    ch->sess_name, n);
+	}
+	srpt_run_iu_wait(ch);
+	srpt_ch_put(ch);
+}
+
+/**
+ * srpt_alloc_ch_bufs() - allocate receive buffers and the command pool
+ * @ch: channel with rq_size, max_req_size, max_rsp_size,
+ *	imm_data_offset and srq set
+ *
+ * Commands: twice the credits, as a command keeps its pool entry until
+ * its response SEND completes and the initiator may already use the
+ * credit that response returned. A channel with receive buffers of its
+ * own gets them all at once; one on an SRQ starts with a few.
+ *
+ * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
+ */
+int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
+{
+	u32 i;
+
+	INIT_WORK(&ch->dispatch_work, srpt_dispatch_work);
+	ch->max_cmds = 2 * ch->rq_size;
+	if (ch->srq) {
+		ch->layout = ch->srq->layout;
+		return srpt_add_cmds(ch, min_t(u32, ch->max_cmds,
+					       SRPT_SRQ_FIRST_CMDS));
+	}
+	srpt_recv_layout(&ch->layout, ch->max_req_size, ch->imm_data_offset);
+	if (srpt_alloc_recv_bufs(ch))
+		return -ENOMEM;
+	for (i = 0; i <= ch->rq_size; i++)	/* and the spare */
+		ch->recv[i].cqe.done = srpt_recv_done;
+	return srpt_add_cmds(ch, ch->max_cmds);
+}
+
+/**
+ * srpt_create_srq() - make the shared receive queue of a device
+ * @sdev: the device
+ * @size: receive buffers
+ * @iu_size: bytes an IU may have
+ *
+ * Return: the SRQ, or an ERR_PTR (srpt_srq_create()).
+ */
+struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
+				 u32 iu_size)
+{
+	return srpt_srq_create(sdev, size, iu_size, srpt_recv_done);
+}
+
+/**
+ * srpt_post_all_recvs() - post every receive buffer of a new channel
+ * @ch: channel whose QP can receive
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_post_all_recvs(struct srpt_rdma_ch *ch)
+{
+	u32 i;
+	int ret;
+
+	/* Not the spare (ch->recv[ch->rq_size]): srpt_post_cred_spare(). */
+	for (i = 0; !ch->srq && i < ch->rq_size; i++) {
+		ret = srpt_post_recv(ch, &ch->recv[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * IUs wait because the command pool is empty, and it may grow: the
+ * dispatch work is queued (holding a reference to @ch). Caller holds
+ * ch->lock.
+ */
+static bool srpt_grow_due(struct srpt_rdma_ch *ch)
+{
+	lockdep_assert_held(&ch->lock);
+	if (ch->state != SRPT_CH_LIVE || ch->dispatch_queued ||
+	    ch->n_cmds >= ch->max_cmds || list_empty(&ch->iu_wait) ||
+	    !list_empty(&ch->free_cmds))
+		return false;
+	ch->dispatch_queued = true;
+	srpt_ch_get(ch);
+	return true;
+}
+
+/*
+ * Dispatch received IUs in arrival order, one context at a time, while
+ * the channel is live and commands are free.
+ */
+static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
+{
+	struct srpt_recv_iu *iu;
+	struct srpt_cmd *cmd;
+	unsigned long flags;
+	bool grow;
+
+	/* This context uses @ch until it returns: see srpt_ch_wait_cmds(). */
+	srpt_ch_get(ch);
+	for (;;) {
+		spin_lock_irqsave(&ch->lock, flags);
+		if (ch->state != SRPT_CH_LIVE || ch->iu_running ||
+		    list_empty(&ch->iu_wait) || list_empty(&ch->free_cmds)) {
+			grow = srpt_grow_due(ch);
+			spin_unlock_irqrestore(&ch->lock, flags);
+			if (grow)
+				srpt_queue_work(&ch->dispatch_work);
+			break;
+		}
+		iu = list_first_entry(&ch->iu_wait, struct srpt_recv_iu, entry);
+		list_del_init(&iu->entry);
+		cmd = list_first_entry(&ch->free_cmds, struct srpt_cmd, entry);
+		list_del_init(&cmd->entry);
+		cmd->clear_tas = false;		/* see srpt_ch_tasks() */
+		ch->cmds_busy++;
+		srpt_ch_get(ch);
+		ch->iu_running = true;
+		spin_unlock_irqrestore(&ch->lock, flags);
+
+		cmd->iu = iu;
+		if (static_branch_unlikely(&srpt_fault_key) &&
+		    current_work() != &ch->cq->work)
+			__srpt_fault_delay(SRPT_FAULT_DISPATCH);
+		srpt_handle_iu(ch, cmd);
+
+		spin_lock_irqsave(&ch->lock, flags);
+		ch->iu_running = false;
+		spin_unlock_irqrestore(&ch->lock, flags);
+		wake_up_var(&ch->iu_running);
+	}
+	srpt_ch_put(ch);
+}
+
+static bool srpt_dispatching(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	bool running;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	running = ch->iu_running;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return running;
+}
+
+/**
+ * srpt_ch_wait_dispatch() - wait until no IU of a channel is dispatched
+ * @ch: channel that left LIVE
+ *
+ * A dispatch starts only on a LIVE channel, and one at a time
+ * (srpt_run_iu_wait()); one in progress may be in a context the QP drain
+ * does not wait for (the dispatch work, the CM handler) and may sleep
+ * before it reaches LIO. After this no IU of @ch reaches LIO: the release
+ * may stop the session.
+ */
+void srpt_ch_wait_dispatch(struct srpt_rdma_ch *ch)
+{
+	WARN_ON_ONCE(READ_ONCE(ch->state) == SRPT_CH_LIVE);
+	wait_var_event(&ch->iu_running, !srpt_dispatching(ch));
+}
+
+/*
+ * Count the credit a received IU used. On an SRQ also check what a
+ * channel's own receive queue enforces by its size: an IU longer than the
+ * login allowed (the SRQ's buffers fit the longest any login may ask
+ * for), or an initiator so far beyond its credits (more than twice them
+ * in flight, all that the command pool takes) that it would hold buffers
+ * the other channels need. Either closes the channel.
+ */
+static bool srpt_srq_abuse(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
+{
+	int req_lim = 0;
+
+	if (srpt_iu_uses_credit(srpt_iu_opcode(iu->buf, iu->len)))
+		req_lim = atomic_dec_return(&ch->req_lim);
+	if (!iu->srq)
+		return false;
+	if (iu->len > ch->max_req_size) {
+		pr_warn_ratelimited("%s: IU of %u bytes, over the %u of the login; closing the channel\n",
+				    ch->sess_name, iu->len, ch->max_req_size);
+		return true;
+	}
+	if (req_lim < -(int)ch->rq_size) {
+		/* Once: those behind it find the channel closing. */
+		if (req_lim == -(int)ch->rq_size - 1)
+			pr_warn_ratelimited("%s: %u requests in flight with %u credits; closing the channel\n",
+					    ch->sess_name, ch->rq_size - req_lim,
+					    ch->rq_size);
+		return true;
+	}
+	return false;
+}
+
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_recv_iu *iu = container_of(wc->wr_cqe, struct srpt_recv_iu,
+					       cqe);
+	struct srpt_rdma_ch *ch = iu->srq ? wc->qp->qp_context : iu->ch;
+	unsigned long flags;
+	bool queued = false;
+
+	iu->ch = ch;
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		srpt_drop_iu(iu);
+		srpt_wc_failed(ch, wc, "receive");
+		return;
+	}
+	iu->len = wc->byte_len;
+	ib_dma_sync_single_for_cpu(srpt_ch_dev(ch), iu->dma, ch->layout.size,
+				   DMA_FROM_DEVICE);
+	if (unlikely(srpt_srq_abuse(ch, iu))) {
+		srpt_drop_iu(iu);
+		srpt_close_ch(ch);
+		return;
+	}
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->state <= SRPT_CH_LIVE) {
+		list_add_tail(&iu->entry, &ch->iu_wait);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (queued)
+		srpt_run_iu_wait(ch);
+	else
+		srpt_drop_iu(iu);
+}
+
+/**
+ * srpt_ch_go_live() - the connection is established: CONNECTING -> LIVE
+ * @ch: channel
+ *
+ * IUs that arrived before this (the initiator may send as soon as it has
+ * the login response) are executed now, in arrival order.
+ */
+void srpt_ch_go_live(struct srpt_rdma_ch *ch)
+{
+	if (srpt_ch_change_state(ch, SRPT_CH_LIVE))
+		srpt_run_iu_wait(ch);
+}
