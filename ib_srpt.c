@@ -11,6 +11,13 @@
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include "ib_srpt.h"
+#include "srpt_ch.h"
+#include "srpt_dm.h"
+#include "srpt_fabric.h"
+#include "srpt_ib_cm.h"
+#include "srpt_life.h"
+#include "srpt_rdma_cm.h"
+#include "srpt_stats.h"
 
 /*
  * The IOC GUID and id_ext of every device: the parameter, or else the

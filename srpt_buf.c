@@ -10,7 +10,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
-#include "ib_srpt.h"
+#include "srpt_buf.h"
+#include "srpt_stats.h"
 
 static void *srpt_alloc_dma_buf(struct ib_device *dev, u32 size,
 				enum dma_data_direction dir, u64 *dma)

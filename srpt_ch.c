@@ -22,7 +22,13 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
-#include "ib_srpt.h"
+#include "srpt_ch.h"
+#include "srpt_buf.h"
+#include "srpt_life.h"
+#include "srpt_proto.h"
+#include "srpt_recv.h"
+#include "srpt_sq.h"
+#include "srpt_stats.h"
 #include "srpt_trace.h"
 
 static DEFINE_MUTEX(srpt_mutex);
@@ -547,17 +553,18 @@ static void srpt_release_ch_work(struct work_struct *w)
 	srpt_ch_drain(ch);
 	if (ch->accepted)
 		srpt_cm_end(ch);
-	srpt_ch_wait_dispatch(ch);
 	if (ch->sess) {
 		srpt_fault_delay(SRPT_FAULT_RELEASE);
 		target_stop_session(ch->sess);
-		srpt_ch_wait_unpinned(ch);
 		target_wait_for_sess_cmds(ch->sess);
+	}
+	/* What still runs holds a reference; LIO refuses it new commands. */
+	srpt_ch_put_wait(ch);
+	if (ch->sess) {
 		srpt_wait_close_session(ch);
 		target_remove_session(ch->sess);
 		srpt_res_add(SRPT_RES_SESSIONS, -1);
 	}
-	srpt_ch_wait_cmds(ch);
 	ch->cm_ops->destroy(ch);
 	if (ch->cq) {
 		ib_cq_pool_put(ch->cq, ch->cq_size);
@@ -914,6 +921,7 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	ch->cm_ops = lc->ops;
 	ch->rdma_cm = lc->rdma_cm;
 	ch->ib_cm = lc->ib_cm;
+	refcount_set(&ch->ref, 1);	/* the release's */
 	spin_lock_init(&ch->lock);
 	spin_lock_init(&ch->post_lock);
 	ch->state = SRPT_CH_NEW;

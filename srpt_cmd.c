@@ -10,7 +10,12 @@
 
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
-#include "ib_srpt.h"
+#include "srpt_cmd.h"
+#include "srpt_data.h"
+#include "srpt_life.h"
+#include "srpt_proto.h"
+#include "srpt_sq.h"
+#include "srpt_tasks.h"
 #include "srpt_trace.h"
 
 /*
@@ -264,7 +269,7 @@ static void srpt_task_set_put(struct srpt_task_set *ts)
 static void srpt_unpin_chs(struct srpt_rdma_ch **chs, u32 n)
 {
 	while (n--)
-		srpt_ch_unpin(chs[n]);
+		srpt_ch_put(chs[n]);
 	kvfree(chs);
 }
 
@@ -303,7 +308,7 @@ static void srpt_task_set_work(struct work_struct *w)
 	srpt_ch_wait_answered(tmf->ch, ts->lun, NULL);
 	srpt_send_tm_status(tmf, subs || !ts->n ? SRPT_TM_COMPLETE :
 						  SRPT_TM_FAILED);
-	/* Done with the sessions: see srpt_ch_wait_unpinned(). */
+	/* Done with the sessions: see srpt_ch_pin(). */
 	srpt_unpin_chs(ts->chs, ts->n_chs);
 	kvfree(ts);
 }

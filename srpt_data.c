@@ -10,7 +10,9 @@
 
 #include <linux/slab.h>
 #include <linux/scatterlist.h>
-#include "ib_srpt.h"
+#include "srpt_data.h"
+#include "srpt_proto.h"
+#include "srpt_stats.h"
 
 /**
  * srpt_rw_destroy() - destroy the RDMA contexts of a command

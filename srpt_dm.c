@@ -11,7 +11,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <rdma/ib_mad.h>
-#include "ib_srpt.h"
+#include "srpt_dm.h"
+#include "srpt_ch.h"
 
 #define SRPT_DM_CLASS_VERSION	1
 #define SRPT_DM_RESP_TIME	20	/* 4.096 us * 2^20 = 4.3 s */

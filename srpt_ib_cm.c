@@ -16,7 +16,9 @@
 
 #include <linux/random.h>
 #include <rdma/ib_cm.h>
-#include "ib_srpt.h"
+#include "srpt_ib_cm.h"
+#include "srpt_ch.h"
+#include "srpt_proto.h"
 
 /* Prepare @qa for moving ch->qp to @state as the CM says; mask in @mask. */
 static int srpt_ib_qp_attr(struct srpt_rdma_ch *ch, struct ib_qp_attr *qa,

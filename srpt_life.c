@@ -13,7 +13,8 @@
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include "ib_srpt.h"
+#include "srpt_life.h"
+#include "srpt_stats.h"
 #include "srpt_trace.h"
 
 static DEFINE_SPINLOCK(srpt_ch_lock);
@@ -207,34 +208,46 @@ void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted)
 		queue_work(srpt_wq, &ch->release_work);
 }
 
-/*
- * A context that will touch @ch after the command it works for may have
- * been finished holds ch->busy: the release work frees the channel only
- * when nobody does (srpt_ch_wait_cmds()).
+/**
+ * srpt_ch_get() - take another reference to a channel
+ * @ch: channel the caller holds a reference to, or whose release has not
+ *	dropped its own yet (its receive completions, its CM's handlers)
+ *
+ * Every command out of the pool holds one, and so does every context that
+ * works on the channel beyond the command it came for (a dispatch, the
+ * queued dispatch work, a send queue kick) and every task set function
+ * that pinned it (srpt_ch_pin()). The release drops its own and waits for
+ * the others (srpt_ch_put_wait()) before it removes the LIO session and
+ * frees anything.
  */
 void srpt_ch_get(struct srpt_rdma_ch *ch)
 {
-	atomic_inc(&ch->busy);
-}
-
-void srpt_ch_put(struct srpt_rdma_ch *ch)
-{
-	if (atomic_dec_and_test(&ch->busy))
-		wake_up_var(&ch->busy);
+	refcount_inc(&ch->ref);
 }
 
 /**
- * srpt_ch_wait_cmds() - wait until every command of a channel is back
- * @ch: drained channel whose LIO session is gone
- *
- * Requests refused without LIO finish in whatever context failed them,
- * and a context dispatching IUs or starting queued work may still be
- * returning; the channel may only be freed after that (ch->busy
- * counts them all: srpt_ch_get()).
+ * srpt_ch_put() - drop a reference taken with srpt_ch_get()
+ * @ch: channel; the caller must not touch it afterwards
  */
-void srpt_ch_wait_cmds(struct srpt_rdma_ch *ch)
+void srpt_ch_put(struct srpt_rdma_ch *ch)
 {
-	wait_var_event(&ch->busy, !atomic_read(&ch->busy));
+	if (refcount_dec_and_test(&ch->ref))
+		wake_up_var(&ch->ref);
+}
+
+/**
+ * srpt_ch_put_wait() - drop the release's reference and wait for the rest
+ * @ch: drained channel (nothing new starts: srpt_ch_pin() and the dispatch
+ *	take references only while it is LIVE), its LIO session stopped and
+ *	its LIO commands released
+ *
+ * Returns when every command is back in the pool and no dispatch, kick,
+ * dispatch work or task set function uses the channel or its session.
+ */
+void srpt_ch_put_wait(struct srpt_rdma_ch *ch)
+{
+	srpt_ch_put(ch);
+	wait_var_event(&ch->ref, !refcount_read(&ch->ref));
 }
 
 /**
@@ -276,14 +289,15 @@ bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
 }
 
 /**
- * srpt_ch_pin() - keep a live channel's LIO session for a task set function
+ * srpt_ch_pin() - a reference to a live channel, for a task set function
  * @ch: channel
  *
- * The release of a channel waits for its pins before it removes the
- * session (srpt_ch_wait_unpinned()); a channel no longer live is not
- * pinned. Context: any.
+ * A channel no longer live is not pinned: after LIVE nothing new starts
+ * on it. The release removes the LIO session only once every reference
+ * is gone (srpt_ch_put_wait()), so a pinned channel's session stays.
+ * Context: any.
  *
- * Return: whether it was pinned; if so, srpt_ch_unpin() it.
+ * Return: whether it was pinned; if so, srpt_ch_put() it.
  */
 bool srpt_ch_pin(struct srpt_rdma_ch *ch)
 {
@@ -293,31 +307,9 @@ bool srpt_ch_pin(struct srpt_rdma_ch *ch)
 	spin_lock_irqsave(&ch->lock, flags);
 	live = ch->state == SRPT_CH_LIVE && ch->sess;
 	if (live)
-		atomic_inc(&ch->task_sets);
+		srpt_ch_get(ch);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	return live;
-}
-
-/**
- * srpt_ch_unpin() - undo srpt_ch_pin()
- * @ch: channel
- */
-void srpt_ch_unpin(struct srpt_rdma_ch *ch)
-{
-	if (atomic_dec_and_test(&ch->task_sets))
-		wake_up_var(&ch->task_sets);
-}
-
-/**
- * srpt_ch_wait_unpinned() - wait until no task set function uses a session
- * @ch: channel being released: no longer live (so no new pins), its
- *	session stopped (ABORT TASKs submitted from now on fail at once)
- *
- * Call before target_remove_session() frees the session.
- */
-void srpt_ch_wait_unpinned(struct srpt_rdma_ch *ch)
-{
-	wait_var_event(&ch->task_sets, !atomic_read(&ch->task_sets));
 }
 
 /*

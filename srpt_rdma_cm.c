@@ -12,7 +12,10 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cm.h>
-#include "ib_srpt.h"
+#include "srpt_rdma_cm.h"
+#include "srpt_ch.h"
+#include "srpt_proto.h"
+#include "srpt_stats.h"
 
 /*
  * The wildcard listener of rdma_cm_port, changed under srpt_listen_mutex:

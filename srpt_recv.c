@@ -10,7 +10,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include "ib_srpt.h"
+#include "srpt_recv.h"
+#include "srpt_buf.h"
+#include "srpt_cmd.h"
+#include "srpt_life.h"
+#include "srpt_proto.h"
+#include "srpt_sq.h"
+#include "srpt_stats.h"
 
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_run_iu_wait(struct srpt_rdma_ch *ch);
@@ -143,7 +149,7 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 	unsigned long flags;
 	bool grow;
 
-	/* This context uses @ch until it returns: see srpt_ch_wait_cmds(). */
+	/* This context uses @ch until it returns: see srpt_ch_put_wait(). */
 	srpt_ch_get(ch);
 	for (;;) {
 		spin_lock_irqsave(&ch->lock, flags);
@@ -174,36 +180,8 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 		spin_lock_irqsave(&ch->lock, flags);
 		ch->iu_running = false;
 		spin_unlock_irqrestore(&ch->lock, flags);
-		wake_up_var(&ch->iu_running);
 	}
 	srpt_ch_put(ch);
-}
-
-static bool srpt_dispatching(struct srpt_rdma_ch *ch)
-{
-	unsigned long flags;
-	bool running;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	running = ch->iu_running;
-	spin_unlock_irqrestore(&ch->lock, flags);
-	return running;
-}
-
-/**
- * srpt_ch_wait_dispatch() - wait until no IU of a channel is dispatched
- * @ch: channel that left LIVE
- *
- * A dispatch starts only on a LIVE channel, and one at a time
- * (srpt_run_iu_wait()); one in progress may be in a context the QP drain
- * does not wait for (the dispatch work, the CM handler) and may sleep
- * before it reaches LIO. After this no IU of @ch reaches LIO: the release
- * may stop the session.
- */
-void srpt_ch_wait_dispatch(struct srpt_rdma_ch *ch)
-{
-	WARN_ON_ONCE(READ_ONCE(ch->state) == SRPT_CH_LIVE);
-	wait_var_event(&ch->iu_running, !srpt_dispatching(ch));
 }
 
 /*

@@ -22,7 +22,12 @@
 #include <linux/scatterlist.h>
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
-#include "ib_srpt.h"
+#include "srpt_sq.h"
+#include "srpt_buf.h"
+#include "srpt_data.h"
+#include "srpt_life.h"
+#include "srpt_proto.h"
+#include "srpt_stats.h"
 #include "srpt_trace.h"
 
 static void srpt_sq_kick(struct srpt_rdma_ch *ch);

@@ -25,7 +25,7 @@
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 
-#include "ib_srpt.h"
+#include "srpt_stats.h"
 
 #define CREATE_TRACE_POINTS
 #include "srpt_trace.h"

@@ -8,7 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
-#include "ib_srpt.h"
+#include "srpt_tasks.h"
 
 /*
  * A SCSI command of the pool handed to LIO on the LU (@dev, else @lun):

@@ -18,7 +18,7 @@
 
 #include <linux/tracepoint.h>
 #include <scsi/srp.h>
-#include "ib_srpt.h"
+#include "srpt_base.h"
 
 TRACE_DEFINE_ENUM(SRPT_CH_NEW);
 TRACE_DEFINE_ENUM(SRPT_CH_CONNECTING);

@@ -1,0 +1,836 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The structures every file of ib_srpt shares: devices, ports, target
+ * ports, TPGs, channels, commands and their buffers, with the defaults
+ * and bounds of the tunables. Only declarations and small inlines.
+ */
+#ifndef SRPT_BASE_H
+#define SRPT_BASE_H
+
+
+#include <linux/completion.h>
+#include <linux/inet.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+#include "srpt_names.h"
+#include "srpt_proto.h"
+
+/* Defaults and bounds of the tunables. */
+#define SRPT_DEF_MAX_REQ_SIZE	8260	/* ib_srp's default with imm. data */
+/* The in-kernel module's lower bound. */
+#define SRPT_MIN_MAX_REQ_SIZE	996
+#define SRPT_MAX_MAX_REQ_SIZE	65536
+/* srp_sq_size: as the in-kernel module (a cap on the send queue here). */
+#define SRPT_DEF_SQ_SIZE	4096
+#define SRPT_MIN_SQ_SIZE	4
+#define SRPT_MAX_SQ_SIZE	65535
+/* Send queue slots a channel has at least, whatever srp_sq_size says. */
+#define SRPT_MIN_SEND_WRS	64
+/* srp_credits: receive buffers, and so credits, per channel. */
+#define SRPT_DEF_CREDITS	256
+#define SRPT_MIN_CREDITS	16
+#define SRPT_MAX_CREDITS	4096
+/* srpt_srq_size, as in the in-kernel module. */
+#define SRPT_DEF_SRQ_SIZE	4095
+#define SRPT_MIN_SRQ_SIZE	4
+#define SRPT_MAX_SRQ_SIZE	65535
+/* srp_max_channels(_per_initiator): 0 is no limit. */
+#define SRPT_MAX_CHANNELS	65535
+#define SRPT_DEF_RSP_SIZE	256
+#define SRPT_MIN_RSP_SIZE	(SRPT_RSP_FIXED_LEN + 4)	/* an SRP_RSP with response data */
+#define SRPT_MAX_RSP_SIZE	1024
+/*
+ * srp_max_rdma_size, as in the in-kernel module: only advertised (DM
+ * IOControllerProfile), it does not size RDMA contexts.
+ */
+#define SRPT_DEF_RDMA_SIZE	SZ_64K
+#define SRPT_MIN_RDMA_SIZE	SZ_64K
+#define SRPT_MAX_RDMA_SIZE	SZ_16M
+/*
+ * Bytes of one RDMA context: 256 pages, the most one MR of rdma_rw covers;
+ * rdma_rw splits a context further by the device's SGE limit where it
+ * uses no MRs. debugfs ib_srpt/rw_size lowers it for tests (at least a
+ * page): more contexts and send queue work requests per byte.
+ */
+#define SRPT_RW_SIZE		SZ_1M
+/* RDMA contexts of a channel: the largest command twice over. */
+#define SRPT_MIN_RW_CTXS	(2 * SRPT_MAX_DATA_LEN / SRPT_RW_SIZE)
+/* Largest data length of one SCSI command. */
+#define SRPT_MAX_DATA_LEN	SZ_64M
+/* RDMA contexts kept in a command; more are allocated on demand. */
+#define SRPT_INLINE_RW		2
+/* Most RDMA contexts one command may use. */
+#define SRPT_MAX_RW		1024
+/*
+ * The responder's minimum RNR NAK timer of every channel's QP (both CMs):
+ * how long an initiator waits before it sends again a message that found
+ * no receive buffer posted (an SRQ may hold fewer buffers than its
+ * channels have credits). Left at 0 it would be 655.36 ms.
+ */
+#define SRPT_MIN_RNR_TIMER	IB_RNR_TIMER_000_16
+/*
+ * Receive buffers of an SRQ beyond srpt_srq_size, posted only while a
+ * channel on it has an SRP_CRED_REQ outstanding (for the SRP_CRED_RSP,
+ * which uses no credit). More channels with one outstanding at once rely
+ * on RNR retries.
+ */
+#define SRPT_SRQ_SPARES		8
+
+/**
+ * enum srpt_ch_state - life of an RDMA channel, only ever moving forward
+ * @SRPT_CH_NEW: the login is setting the channel up; a request to close
+ *	it is only recorded, the login hands the channel to its release
+ * @SRPT_CH_CONNECTING: login accepted, waiting for RTU / ESTABLISHED;
+ *	IUs that arrive are parked
+ * @SRPT_CH_LIVE: commands are executed
+ * @SRPT_CH_DISCONNECTING: the release work is queued, no new commands
+ * @SRPT_CH_DRAINING: nothing is posted any more, the QP is (being)
+ *	drained, then commands finish and resources are freed
+ *
+ * Transitions (srpt_life.c, the only place that changes the state):
+ * NEW -> CONNECTING (login accepted) or DISCONNECTING (login failed, or a
+ * close was requested during it); CONNECTING -> LIVE (RTU); CONNECTING
+ * and LIVE -> DISCONNECTING (srpt_close_ch()); DISCONNECTING -> DRAINING
+ * (release work).
+ */
+enum srpt_ch_state {
+	SRPT_CH_NEW,
+	SRPT_CH_CONNECTING,
+	SRPT_CH_LIVE,
+	SRPT_CH_DISCONNECTING,
+	SRPT_CH_DRAINING,
+};
+
+/**
+ * struct srpt_port - one port of an RDMA device
+ * @sdev: device the port belongs to
+ * @port_num: 1-based port number
+ * @mad_agent: Device Management agent, or NULL
+ * @dm_cap: we set IsDeviceManagementSupported in PortInfo
+ */
+struct srpt_port {
+	struct srpt_device	*sdev;
+	u32			port_num;
+	struct ib_mad_agent	*mad_agent;
+	bool			dm_cap;
+};
+
+/**
+ * struct srpt_device - per RDMA device state
+ * @ib_dev: the device
+ * @pd: protection domain of all channels on this device
+ * @ioc_guid: IOC GUID and id_ext this device answers to (big endian),
+ *	also its IB CM service ID
+ * @cm_id: IB CM listener, or NULL
+ * @event_handler: port events
+ * @entry: in the device list logins look devices up in (srpt_ch.c);
+ *	off it once removal has started
+ * @removing: removal has started: channel releases no longer wait for
+ *	a port of it to come back (srpt_ch.c)
+ * @srq: the shared receive queue of the channels logged in with use_srq=1,
+ *	made at the first such login, freed when the last of them is
+ *	released (srpt_ch.c); or NULL
+ * @port_cnt: number of entries in @port
+ * @port: per port state
+ */
+struct srpt_device {
+	struct ib_device	*ib_dev;
+	struct ib_pd		*pd;
+	__be64			ioc_guid;
+	struct ib_cm_id		*cm_id;
+	struct ib_event_handler	event_handler;
+	struct list_head	entry;
+	bool			removing;
+	struct srpt_srq		*srq;
+	u32			port_cnt;
+	struct srpt_port	port[] __counted_by(port_cnt);
+};
+
+/**
+ * struct srpt_tpg_attrib - TPG tunables (configfs attrib/)
+ * @max_rdma_size: srp_max_rdma_size, advertised in the DM
+ *	IOControllerProfile (the in-kernel module's meaning)
+ * @max_rsp_size: largest IU sent to the initiator (MAX_TI_IU_LEN)
+ * @sq_size: most send queue work requests per channel (responses and
+ *	RDMA), at least SRPT_MIN_SEND_WRS; fewer if the credits need fewer
+ * @credits: receive buffers, and so credits, per channel
+ * @use_srq: new channels share the device's receive queue (struct
+ *	srpt_srq) instead of having @credits receive buffers each
+ * @max_channels: most channels of the target port, 0 for no limit
+ * @max_nexus_channels: most channels of one initiator port to the target
+ *	port (one I_T nexus), 0 for no limit
+ */
+struct srpt_tpg_attrib {
+	u32	max_rdma_size;
+	u32	max_rsp_size;
+	u32	sq_size;
+	u32	credits;
+	u32	use_srq;
+	u32	max_channels;
+	u32	max_nexus_channels;
+};
+
+/**
+ * enum srpt_stat - what the channels of a target port did, counted per
+ *	channel (debugfs ib_srpt/channels) and, once a channel is released,
+ *	in its target port (configfs fabric_statistics/srpt_port_stats)
+ * @SRPT_STAT_CMDS: SRP_CMDs received
+ * @SRPT_STAT_TMFS: SRP_TSK_MGMTs received
+ * @SRPT_STAT_BYTES_IN: data-out bytes received (RDMA READ, immediate data)
+ * @SRPT_STAT_BYTES_OUT: data-in bytes sent (RDMA WRITE, then the response)
+ * @SRPT_STAT_ERRORS: responses other than GOOD status or a completed TMF
+ *	(CHECK CONDITION, BUSY, ..., refused requests, SRP_T_LOGOUT)
+ * @SRPT_STAT_ABORTS: commands aborted (LIO gave them up without a
+ *	response, or answered them with TASK ABORTED)
+ * @SRPT_STAT_SQ_WAITS: RDMA transfers and responses that had to wait for
+ *	send queue slots or RDMA contexts
+ * @SRPT_STAT_WR_ERRORS: work requests that failed (flushes not counted)
+ * @SRPT_STAT_NR: number of counters
+ */
+enum srpt_stat {
+	SRPT_STAT_CMDS,
+	SRPT_STAT_TMFS,
+	SRPT_STAT_BYTES_IN,
+	SRPT_STAT_BYTES_OUT,
+	SRPT_STAT_ERRORS,
+	SRPT_STAT_ABORTS,
+	SRPT_STAT_SQ_WAITS,
+	SRPT_STAT_WR_ERRORS,
+	SRPT_STAT_NR
+};
+
+/**
+ * struct srpt_login_stats - logins to a target port (configfs
+ *	fabric_statistics/srpt_login_stats)
+ * @accepted: logins accepted
+ * @rejected: logins refused, by SRP_LOGIN_REJ reason (srpt_rej_index())
+ * @lock: protects the @last_* fields
+ * @last_reason: SRP_LOGIN_REJ reason of the last refusal, 0 if none
+ * @last_i_port_id: its initiator port ID
+ * @last_peer: its initiator address (IP or port GID)
+ * @last_why: what the target found wrong with it
+ */
+struct srpt_login_stats {
+	atomic64_t	accepted;
+	atomic64_t	rejected[SRPT_REJ_NR];
+	spinlock_t	lock;	/* the last_* fields */
+	u32		last_reason;
+	u8		last_i_port_id[16];
+	char		last_peer[INET6_ADDRSTRLEN + 8];
+	char		last_why[96];
+};
+
+/**
+ * struct srpt_tport - a target port (configfs WWN), named by port GID or GUID
+ * @wwn: LIO WWN
+ * @name: the name as configfs shows it
+ * @id: GID (16 bytes) or GUID (8 bytes) the name stands for
+ * @id_len: 16 or 8
+ * @entry: in srpt_tport_list
+ * @tpgs: its TPGs (struct srpt_tpg.entry), by tag; under srpt_mutex
+ * @logins: login counters
+ * @released: SRPT_STAT_* of the channels released so far (srpt_ch.c adds
+ *	them under its channel list lock)
+ * @login_stats_group: configfs fabric_statistics/srpt_login_stats
+ * @port_stats_group: configfs fabric_statistics/srpt_port_stats
+ */
+struct srpt_tport {
+	struct se_wwn		wwn;
+	char			name[40];
+	u8			id[16];
+	u8			id_len;
+	struct list_head	entry;
+	struct list_head	tpgs;
+	struct srpt_login_stats	logins;
+	u64			released[SRPT_STAT_NR];
+	struct config_group	login_stats_group;
+	struct config_group	port_stats_group;
+};
+
+/**
+ * struct srpt_node_acl - a node ACL of the srpt fabric
+ * @nacl: LIO node ACL (first: LIO allocates node_acl_size for it)
+ * @id: what its name stands for
+ * @id_valid: @id is filled in (set with release semantics after @id)
+ */
+struct srpt_node_acl {
+	struct se_node_acl	nacl;
+	struct srpt_acl_id	id;
+	bool			id_valid;
+};
+
+struct srpt_listener;
+
+/**
+ * struct srpt_np - a network portal: tpgt_1/np/<address>:<port>
+ * @se_np: LIO network portal
+ * @listener: RDMA/CM listener bound to that address and port
+ */
+struct srpt_np {
+	struct se_tpg_np	se_np;
+	struct srpt_listener	*listener;
+};
+
+/**
+ * struct srpt_tpg - a TPG of a target port (tpgt_<tag>)
+ * @se_tpg: LIO TPG
+ * @tport: the port
+ * @entry: in tport->tpgs
+ * @tag: N of tpgt_N, 1..65535
+ * @enabled: logins are accepted
+ * @attrib: tunables
+ */
+struct srpt_tpg {
+	struct se_portal_group	se_tpg;
+	struct srpt_tport	*tport;
+	struct list_head	entry;
+	u16			tag;
+	bool			enabled;
+	struct srpt_tpg_attrib	attrib;
+};
+
+struct srpt_rdma_ch;
+struct srpt_cm_ops;
+
+/**
+ * struct srpt_login_ctx - a login request as the CM delivered it
+ * @ib_dev: RDMA device the request came in on
+ * @port_num: its port
+ * @sport: our port state, once the device was found
+ * @tport: the target port named by the receiving port's GID, once found;
+ *	once @stpg is chosen, its port
+ * @stpg: the TPG that admits the initiator, once chosen
+ * @gid: GID 0 of the receiving port
+ * @acl_name: the name of the node ACL that admits the initiator
+ * @lg: parsed SRP_LOGIN_REQ
+ * @ops: CM operations for the new channel
+ * @rdma_cm: RDMA/CM id of the connection (RDMA/CM logins)
+ * @ib_cm: IB CM id of the connection (IB CM logins)
+ * @ib_req: the REQ's parameters (IB CM logins)
+ * @ip: initiator IP address as text (RDMA/CM logins), or ""
+ * @ip_raw: the same as IPv6 (IPv4 v4-mapped), if @has_ip
+ * @has_ip: the login came with an IP address
+ * @rdma_param: the initiator's RDMA/CM connection parameters
+ * @peer: the initiator's address as session listings show it: its IP
+ *	address (RDMA/CM) or port GID (IB CM)
+ * @why: what the login step that refused the login found wrong, for the
+ *	one log line and the target port's counters
+ */
+struct srpt_login_ctx {
+	struct ib_device		*ib_dev;
+	u32				port_num;
+	struct srpt_port		*sport;
+	struct srpt_tport		*tport;
+	struct srpt_tpg			*stpg;
+	union ib_gid			gid;
+	char				acl_name[SRPT_ACL_NAME_MAX];
+	struct srpt_login		lg;
+	const struct srpt_cm_ops	*ops;
+	struct rdma_cm_id		*rdma_cm;
+	struct ib_cm_id			*ib_cm;
+	const struct ib_cm_req_event_param *ib_req;
+	char				ip[INET6_ADDRSTRLEN + 8];
+	struct in6_addr			ip_raw;
+	bool				has_ip;
+	const struct rdma_conn_param	*rdma_param;
+	char				peer[INET6_ADDRSTRLEN + 8];
+	char				why[96];
+};
+
+/**
+ * struct srpt_cm_ops - what differs between IB CM and RDMA/CM channels
+ * @name: the CM as session listings name it ("ib_cm", "rdma_cm")
+ * @create_qp: create ch->qp with @attr
+ * @destroy_qp: destroy ch->qp (of a channel not yet accepted)
+ * @accept: send the login response @rsp of @len bytes
+ * @reject: send the login rejection @rej of @len bytes
+ * @comm_est: the QP saw traffic before the CM saw the RTU; atomic context
+ * @disconnect: send a DREQ; may sleep
+ * @destroy: destroy the QP (if any) and the CM id; never called from a
+ *	CM callback of the id
+ */
+struct srpt_cm_ops {
+	const char *name;
+	int (*create_qp)(struct srpt_rdma_ch *ch, struct ib_qp_init_attr *attr);
+	void (*destroy_qp)(struct srpt_rdma_ch *ch);
+	int (*accept)(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
+		      const void *rsp, u8 len);
+	void (*reject)(struct srpt_login_ctx *lc, const void *rej, u8 len);
+	void (*comm_est)(struct srpt_rdma_ch *ch);
+	void (*disconnect)(struct srpt_rdma_ch *ch);
+	void (*destroy)(struct srpt_rdma_ch *ch);
+};
+
+/**
+ * struct srpt_recv_layout - how receive buffers are laid out
+ * @size: bytes an IU may have (MAX_IT_IU_LEN), received at @pad
+ * @imm_data_offset: where immediate data starts in an IU, 0 if none
+ * @pad: bytes in front of the IU, so that immediate data starts on a page
+ *	boundary as block devices need it
+ * @alloc: bytes allocated per buffer
+ * @pages: the buffers are whole pages (immediate data, or IUs larger than
+ *	a page: kmalloc would round 8260 bytes up to 16 KiB), else kmalloc()
+ * @imm_sg_cnt: scatterlist entries per buffer for immediate data
+ */
+struct srpt_recv_layout {
+	u32	size;
+	u16	imm_data_offset;
+	u32	pad;
+	u32	alloc;
+	bool	pages;
+	u32	imm_sg_cnt;
+};
+
+/*
+ * The immediate data offset the receive buffers of an SRQ are laid out
+ * for: ib_srp's (an SRP_CMD, 16 bytes of additional CDB, the 4-byte
+ * descriptor of the data). A channel on the SRQ that asks for another
+ * gets no immediate data.
+ */
+#define SRPT_SRQ_IMM_OFFSET	68
+
+struct srpt_recv_iu;
+
+/**
+ * struct srpt_srq - a shared receive queue: the receive buffers of all
+ *	channels of a device that logged in with use_srq=1
+ * @srq: the verbs SRQ
+ * @sdev: its device
+ * @users: channels that use it (srpt_ch.c, under its SRQ mutex)
+ * @size: receive buffers, all posted unless a channel holds them
+ * @n_bufs: @size plus the spares (SRPT_SRQ_SPARES, fewer if the device's
+ *	SRQ cannot hold them)
+ * @lock: protects @spares and @retire
+ * @spares: buffers not posted, for the SRP_CRED_RSPs of channels with an
+ *	SRP_CRED_REQ outstanding (srpt_sq.c)
+ * @retire: spares posted for SRP_CRED_REQs whose channel went before the
+ *	SRP_CRED_RSP came: that many buffers go to @spares instead of being
+ *	posted again
+ * @layout: their layout (srp_max_req_size bytes, immediate data at
+ *	SRPT_SRQ_IMM_OFFSET)
+ * @recv: the buffers
+ * @imm_sgs: their scatterlists for immediate data
+ */
+struct srpt_srq {
+	struct ib_srq		*srq;
+	struct srpt_device	*sdev;
+	u32			users;
+	u32			size;
+	u32			n_bufs;
+	spinlock_t		lock;	/* spares, retire */
+	struct list_head	spares;
+	u32			retire;
+	struct srpt_recv_layout	layout;
+	struct srpt_recv_iu	*recv;
+	struct scatterlist	*imm_sgs;
+};
+
+/**
+ * struct srpt_recv_iu - a receive buffer
+ * @cqe: completion handler
+ * @srq: the SRQ the buffer belongs to, or NULL: to @ch
+ * @ch: channel (of an SRQ buffer: the one that received into it last)
+ * @base: the allocation, layout.pad bytes before @buf
+ * @buf: where the IU is received, layout.size bytes
+ * @dma: DMA address of @buf
+ * @len: bytes received
+ * @imm_sg: layout.imm_sg_cnt entries for the immediate data of an SRP_CMD
+ * @entry: in ch->iu_wait while not yet dispatched
+ */
+struct srpt_recv_iu {
+	struct ib_cqe		cqe;
+	struct srpt_srq		*srq;
+	struct srpt_rdma_ch	*ch;
+	void			*base;
+	void			*buf;
+	u64			dma;
+	u32			len;
+	struct scatterlist	*imm_sg;
+	struct list_head	entry;
+};
+
+/**
+ * struct srpt_rw - one RDMA context of a command, and a piece of its buffer
+ * @rw: rdma_rw context
+ * @sg: the bytes @rw moves: entries of the data buffer, or of a table of
+ *	its own (@own_sg) where they start or end inside a page
+ * @nents: entries in @sg
+ * @va: remote address
+ * @rkey: remote key
+ * @len: bytes
+ * @cnt: entries of @sg mapped by @rw
+ * @active: @rw is initialised
+ * @own_sg: @sg is allocated for this context
+ * @buf: piece of the data buffer LIO sees (from target_alloc_sgl): the
+ *	command's bytes in full pages, rw_size bytes per piece, chained; only
+ *	the first pieces of cmd->rw carry one, and not in the order of the
+ *	contexts
+ * @buf_nents: entries in @buf
+ * @buf_len: bytes in @buf
+ */
+struct srpt_rw {
+	struct rdma_rw_ctx	rw;
+	struct scatterlist	*sg;
+	unsigned int		nents;
+	u64			va;
+	u32			rkey;
+	u32			len;
+	u32			cnt;
+	bool			active;
+	bool			own_sg;
+	struct scatterlist	*buf;
+	unsigned int		buf_nents;
+	u32			buf_len;
+};
+
+/* What a command waits for when the send queue is full. */
+enum srpt_pending {
+	SRPT_PEND_NONE,
+	SRPT_PEND_READ,		/* RDMA READ of data-out */
+	SRPT_PEND_RSP,		/* response, after RDMA WRITE of data-in */
+	SRPT_PEND_TABLE,	/* RDMA READ of an indirect descriptor table */
+};
+
+struct srpt_cmd;
+struct srpt_task_set;
+/* Called once an indirect table was fetched (0) or could not be (< 0). */
+typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
+
+/**
+ * struct srpt_cmd - a request being handled, from a pool per channel
+ * @se_cmd: LIO command (valid if @lio)
+ * @ch: channel
+ * @iu: receive buffer holding the request, NULL once reposted
+ * @rsp_cqe: completion of the response SEND
+ * @read_cqe: completion of the RDMA READs
+ * @table_cqe: completion of the RDMA READ of an indirect table
+ * @rsp_buf: response buffer of ch->max_rsp_size bytes
+ * @rsp_dma: its DMA address
+ * @rsp_len: length of the response to send
+ * @tag: SRP tag of the request
+ * @sense: sense buffer for LIO
+ * @rw_inline: RDMA contexts for small commands
+ * @rw: RDMA contexts in use (@rw_inline or allocated)
+ * @n_rw: entries in @rw
+ * @n_active: entries of @rw initialised for the transfer
+ * @n_wrs: send queue slots the RDMA contexts use
+ * @xfer_len: bytes the initialised RDMA contexts move
+ * @sq_held: send queue slots held by what is posted
+ * @data_sg: data buffer handed to LIO (chained @rw bufs, or @iu->imm_sg)
+ * @data_nents: entries in @data_sg
+ * @imm: data came as immediate data
+ * @data_out: RDMA READ direction
+ * @rw_ready: the RDMA contexts for what @pending needs are initialised
+ * @rsp_with_data: the response follows RDMA WRITEs of data-in
+ * @lio: @se_cmd was initialised with LIO
+ * @close_after: close the channel once the response went (SRP_T_LOGOUT)
+ * @sub_tmr: an ABORT TASK of an ABORT or CLEAR TASK SET (srpt_cmd.c), not
+ *	from the pool: its release counts down @sub_set instead
+ * @sub_set: see @sub_tmr
+ * @clear_tas: a CLEAR TASK SET from another I_T nexus aborts the command,
+ *	and the LU's TAS bit is set: if LIO aborts it, it is answered TASK
+ *	ABORTED (set and cleared under ch->lock: srpt_ch_tasks())
+ * @tas_rsp: LIO aborted it with @clear_tas set (srpt_aborted_task())
+ * @logout: the IU is the target's SRP_T_LOGOUT (srpt_ch_send_logout())
+ * @rsp_queued: the response is queued (srpt_send_rsp())
+ * @in_order: the response waits in ch->sq_wait, behind every response
+ *	queued before it (a TMF's: srpt_ch_wait_answered())
+ * @pending: what the command waits for in ch->sq_wait or ch->rsp_wait
+ * @sq_waited: what @pending names found the send queue (or the MR pool)
+ *	full and was counted in SRPT_STAT_SQ_WAITS (under ch->lock)
+ * @table: indirect descriptor table fetched from the initiator, or NULL
+ * @table_sg: @table as the RDMA READ's buffer
+ * @table_done: what to call once @table is in (srpt_fetch_table())
+ * @entry: in ch->free_cmds, ch->sq_wait, ch->rsp_wait or ch->post_failed
+ */
+struct srpt_cmd {
+	struct se_cmd		se_cmd;
+	struct srpt_rdma_ch	*ch;
+	struct srpt_recv_iu	*iu;
+	struct ib_cqe		rsp_cqe;
+	struct ib_cqe		read_cqe;
+	struct ib_cqe		table_cqe;
+	void			*rsp_buf;
+	u64			rsp_dma;
+	u32			rsp_len;
+	u64			tag;
+	u8			sense[TRANSPORT_SENSE_BUFFER];
+	struct srpt_rw		rw_inline[SRPT_INLINE_RW];
+	struct srpt_rw		*rw;
+	u32			n_rw;
+	u32			n_active;
+	u32			n_wrs;
+	u32			xfer_len;
+	u32			sq_held;
+	struct scatterlist	*data_sg;
+	unsigned int		data_nents;
+	bool			imm;
+	bool			data_out;
+	bool			rw_ready;
+	bool			rsp_with_data;
+	bool			lio;
+	bool			close_after;
+	bool			sub_tmr;
+	struct srpt_task_set	*sub_set;
+	bool			clear_tas;
+	bool			tas_rsp;
+	bool			logout;
+	bool			rsp_queued;
+	bool			in_order;
+	enum srpt_pending	pending;
+	bool			sq_waited;
+	u8			*table;
+	struct scatterlist	table_sg;
+	srpt_table_done_fn	table_done;
+	struct list_head	entry;
+};
+
+/**
+ * struct srpt_cmd_chunk - commands added to a channel's pool at once
+ * @entry: in ch->cmd_chunks
+ * @n: entries in @cmds
+ * @cmds: the commands
+ */
+struct srpt_cmd_chunk {
+	struct list_head	entry;
+	u32			n;
+	struct srpt_cmd		cmds[] __counted_by(n);
+};
+
+/**
+ * struct srpt_task - a SCSI command a task set function aborts
+ * @ch: its channel (pinned: srpt_ch_pin())
+ * @tag: its tag
+ * @lun: its LUN, as the channel's ACL maps the LU
+ */
+struct srpt_task {
+	struct srpt_rdma_ch	*ch;
+	u64			tag;
+	u64			lun;
+};
+
+/**
+ * struct srpt_rdma_ch - an SRP RDMA channel (one CM connection)
+ * @sport: port the login came in on
+ * @stpg: TPG the channel belongs to
+ * @cm_ops: IB CM or RDMA/CM operations
+ * @rdma_cm: RDMA/CM id (RDMA/CM channels)
+ * @ib_cm: IB CM id (IB CM channels)
+ * @qp: queue pair
+ * @cq: completion queue (from the CQ pool)
+ * @cq_size: its size, for ib_cq_pool_put()
+ * @lock: protects @state, @close_requested and the lists
+ * @post_lock: held while posting to @qp; the DRAINING transition takes it
+ * @state: see enum srpt_ch_state; changed in srpt_life.c only
+ * @close_requested: srpt_close_ch() was called while the state was NEW
+ * @logout_reason: SRPT_T_LOGOUT_* reason of the SRP_T_LOGOUT the release
+ *	sends before the disconnect, or -1 (srpt_logout_ch(); under @lock)
+ * @logout_sent: the SRP_T_LOGOUT went out, or will not
+ * @accepted: the CM accepted the connection (a DREQ is due at teardown)
+ * @cm_settled: the connection got established or failed after the accept
+ *	(set by the CM event handler; the release work waits for it)
+ * @iu_running: one context is dispatching ch->iu_wait (IUs are handled
+ *	one at a time, in arrival order; under @lock)
+ * @rq_size: receive buffers, credits granted at login
+ * @sq_size: send queue work requests asked for (before rdma_rw adds the
+ *	RDMA contexts' own)
+ * @max_req_size: MAX_IT_IU_LEN, size of a receive buffer
+ * @max_rsp_size: MAX_TI_IU_LEN, size of a response buffer
+ * @rw_size: most bytes per RDMA context (SRPT_RW_SIZE, or debugfs rw_size)
+ * @imm_data_offset: immediate data offset, 0 if not granted
+ * @srq: the device's shared receive queue the channel receives from, or
+ *	NULL: it has receive buffers of its own
+ * @last_wqe: the QP (on @srq) took its last receive (IB_EVENT_QP_LAST_WQE_REACHED)
+ * @sess_closed: LIO's close_session() is done with the channel (the
+ *	release waits for it if LIO took the session off its ACL's list)
+ * @layout: layout of the receive buffers (the SRQ's, with @srq)
+ * @recv: receive buffers (@rq_size + 1 of them: see @spare), NULL with @srq
+ * @spare: the receive buffer not posted (without @srq), or NULL while it is
+ *	posted for the SRP_CRED_RSP of an outstanding SRP_CRED_REQ (under @lock)
+ * @cred_spare: a spare receive buffer was posted (or, on an SRQ, left
+ *	posted) for the outstanding SRP_CRED_REQ (under @lock)
+ * @imm_sgs: the scatterlists of all receive buffers
+ * @cmd_chunks: the command pool (struct srpt_cmd_chunk); grows, under
+ *	@lock, up to @max_cmds, and shrinks only when the channel is freed
+ * @n_cmds: commands in @cmd_chunks
+ * @max_cmds: most commands the pool grows to
+ * @dispatch_work: grows the pool if it ran out of commands and
+ *	dispatches the IUs that wait (srpt_recv.c)
+ * @dispatch_queued: @dispatch_work is queued and holds a reference to
+ *	the channel (under @lock)
+ * @free_cmds: unused commands of the pool
+ * @cmds_busy: commands not in @free_cmds (under @lock)
+ * @cred_req_out: an SRP_CRED_REQ is unanswered (under @lock)
+ * @cred_req_tag: the tag of the current or next SRP_CRED_REQ (under @lock)
+ * @ref: references (srpt_ch_get()): the release's own, every command out
+ *	of the pool, every context working on the channel, every pin of a
+ *	task set function; the release removes @sess and frees the channel
+ *	only when all are gone (srpt_ch_put_wait())
+ * @iu_wait: received IUs not yet dispatched, in arrival order
+ * @sq_wait: commands waiting for send queue slots or RDMA contexts (RDMA
+ *	READs of data-out, responses with data-in), in the order they must
+ *	start
+ * @rsp_wait: responses without data waiting for a send queue slot, in
+ *	order; they start before anything in @sq_wait (each gives a credit
+ *	back, and a small send queue would otherwise hold them behind every
+ *	queued RDMA READ)
+ * @post_failed: commands of which ib_post_send() took only the first work
+ *	requests: these may still touch the data buffers until the drain
+ *	flushed them, so the commands are failed only after that (under
+ *	@post_lock)
+ * @sq_kicking: one context is starting the commands of @sq_wait
+ * @sq_kick_again: resources came back while @sq_kicking; look again
+ * @sq_wr_avail: free send queue slots
+ * @sq_wr_total: send queue slots in all
+ * @rw_active: RDMA contexts initialised (holding MRs, on iWARP)
+ * @req_lim_delta: credits to return with the next response
+ * @req_lim: credits the initiator holds: those granted at login and
+ *	returned since, less the requests received
+ * @stats: SRPT_STAT_* counters (srpt_ch_count())
+ * @i_port_id: initiator port identifier
+ * @t_port_id: target port identifier
+ * @sess_name: the ACL name the session was set up with
+ * @id: number of the channel, unique since the module was loaded (the
+ *	session and connection IDs of the ACL's info attribute)
+ * @peer: the initiator's address (struct srpt_login_ctx)
+ * @sess: LIO session
+ * @entry: in srpt_ch_list
+ * @release_work: tears the channel down
+ * @rtu_timeout: closes an accepted channel whose connection did not get
+ *	established in time (srpt_ch.c)
+ * @rtu_timeout_s: that time in seconds, taken at login
+ */
+struct srpt_rdma_ch {
+	struct srpt_port		*sport;
+	struct srpt_tpg			*stpg;
+	const struct srpt_cm_ops	*cm_ops;
+	struct rdma_cm_id		*rdma_cm;
+	struct ib_cm_id			*ib_cm;
+	struct ib_qp			*qp;
+	struct ib_cq			*cq;
+	u32				cq_size;
+	spinlock_t			lock;		/* state, lists */
+	spinlock_t			post_lock;	/* posting WRs */
+	enum srpt_ch_state		state;
+	bool				close_requested;
+	int				logout_reason;
+	struct completion		logout_sent;
+	bool				accepted;
+	bool				cm_settled;
+	bool				iu_running;
+	u32				rq_size;
+	u32				sq_size;
+	u32				max_req_size;
+	u32				max_rsp_size;
+	u32				rw_size;
+	u16				imm_data_offset;
+	struct srpt_srq			*srq;
+	struct completion		last_wqe;
+	struct completion		sess_closed;
+	struct srpt_recv_layout		layout;
+	struct srpt_recv_iu		*recv;
+	struct srpt_recv_iu		*spare;
+	bool				cred_spare;
+	struct scatterlist		*imm_sgs;
+	struct list_head		cmd_chunks;
+	u32				n_cmds;
+	u32				max_cmds;
+	struct work_struct		dispatch_work;
+	bool				dispatch_queued;
+	struct list_head		free_cmds;
+	u32				cmds_busy;
+	bool				cred_req_out;
+	u64				cred_req_tag;
+	refcount_t			ref;
+	struct list_head		iu_wait;
+	struct list_head		sq_wait;
+	struct list_head		rsp_wait;
+	struct list_head		post_failed;
+	bool				sq_kicking;
+	bool				sq_kick_again;
+	atomic_t			sq_wr_avail;
+	u32				sq_wr_total;
+	atomic_t			rw_active;
+	atomic_t			req_lim_delta;
+	atomic_t			req_lim;
+	atomic64_t			stats[SRPT_STAT_NR];
+	u8				i_port_id[16];
+	u8				t_port_id[16];
+	char				sess_name[SRPT_ACL_NAME_MAX];
+	u32				id;
+	char				peer[INET6_ADDRSTRLEN + 8];
+	struct se_session		*sess;
+	struct list_head		entry;
+	struct work_struct		release_work;
+	struct delayed_work		rtu_timeout;
+	u32				rtu_timeout_s;
+};
+
+/**
+ * struct srpt_ch_info - a snapshot of a channel, for configfs
+ * @id: ch->id
+ * @state: its state then
+ * @i_port_id: initiator port ID
+ * @peer: initiator address
+ * @cm: name of its CM
+ * @credits: credits granted at login
+ */
+struct srpt_ch_info {
+	u32			id;
+	enum srpt_ch_state	state;
+	u8			i_port_id[16];
+	char			peer[INET6_ADDRSTRLEN + 8];
+	const char		*cm;
+	u32			credits;
+};
+
+/**
+ * struct srpt_port_counts - a target port's channels, for configfs
+ * @stats: SRPT_STAT_* of its channels, live and released
+ * @channels: its channels by state
+ * @credits: credits its live initiators hold
+ */
+struct srpt_port_counts {
+	u64	stats[SRPT_STAT_NR];
+	u32	channels[SRPT_CH_DRAINING + 1];
+	u64	credits;
+};
+
+/**
+ * srpt_ch_count() - count in a channel's statistics
+ * @ch: channel
+ * @stat: which counter
+ * @n: how much
+ */
+static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat,
+				 u64 n)
+{
+	atomic64_add(n, &ch->stats[stat]);
+}
+
+/* Whether two channels belong to one I_T nexus (same port identifiers). */
+static inline bool srpt_same_nexus(const struct srpt_rdma_ch *a,
+				   const struct srpt_rdma_ch *b)
+{
+	return !memcmp(a->i_port_id, b->i_port_id, sizeof(a->i_port_id)) &&
+	       !memcmp(a->t_port_id, b->t_port_id, sizeof(a->t_port_id));
+}
+
+/* The RDMA device of a channel. */
+static inline struct ib_device *srpt_ch_dev(struct srpt_rdma_ch *ch)
+{
+	return ch->sport->sdev->ib_dev;
+}
+
+#endif /* SRPT_BASE_H */

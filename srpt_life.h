@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The life of a channel (srpt_life.c): its state and the one function
+ * that changes it, close requests, references, pins, and the list of
+ * channels.
+ */
+#ifndef SRPT_LIFE_H
+#define SRPT_LIFE_H
+
+#include "srpt_base.h"
+
+int srpt_life_init(void);
+void srpt_life_exit(void);
+void srpt_life_debugfs_init(void);
+void srpt_queue_work(struct work_struct *work);
+const char *srpt_ch_state_name(enum srpt_ch_state state);
+bool srpt_ch_change_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
+void srpt_close_ch(struct srpt_rdma_ch *ch);
+void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
+void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted);
+void srpt_ch_get(struct srpt_rdma_ch *ch);
+void srpt_ch_put(struct srpt_rdma_ch *ch);
+void srpt_ch_put_wait(struct srpt_rdma_ch *ch);
+bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
+		      const struct se_node_acl *se_nacl,
+		      struct srpt_ch_info *info);
+bool srpt_ch_pin(struct srpt_rdma_ch *ch);
+int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
+		     const struct srpt_rdma_ch *skip);
+void srpt_ch_list_add(struct srpt_rdma_ch *ch);
+void srpt_ch_unlist(struct srpt_rdma_ch *ch);
+void srpt_close_tpg_chs(struct srpt_tpg *stpg);
+void srpt_close_dev_chs(struct srpt_device *sdev);
+void srpt_close_all_chs(void);
+int srpt_close_nexus(struct srpt_rdma_ch *ch);
+bool srpt_nexus_has_chs(struct srpt_rdma_ch *ch);
+void srpt_count_chs(struct srpt_rdma_ch *ch, bool single, u32 *n_tpg,
+		    u32 *n_nexus);
+int srpt_acl_channels(const struct se_node_acl *se_nacl,
+		      struct srpt_ch_info *info, int max);
+void srpt_tport_counts(struct srpt_tport *tport, struct srpt_port_counts *pc);
+
+#endif /* SRPT_LIFE_H */
