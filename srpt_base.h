@@ -494,12 +494,35 @@ struct srpt_rw {
 	u32			buf_len;
 };
 
-/* What a command waits for when the send queue is full. */
-enum srpt_pending {
-	SRPT_PEND_NONE,
-	SRPT_PEND_READ,		/* RDMA READ of data-out */
-	SRPT_PEND_RSP,		/* response, after RDMA WRITE of data-in */
-	SRPT_PEND_TABLE,	/* RDMA READ of an indirect descriptor table */
+/**
+ * enum srpt_cmd_state - life of a command of a channel's pool
+ * @SRPT_CMD_FREE: in the pool (ch->free_cmds)
+ * @SRPT_CMD_RECEIVED: holds a received IU that is being handled (parsed,
+ *	refused, a task set function at work), not LIO's
+ * @SRPT_CMD_TABLE: its indirect descriptor table is being fetched (RDMA
+ *	READ waiting for the send queue, or posted)
+ * @SRPT_CMD_IN_LIO: LIO executes it (a SCSI command or a TMF)
+ * @SRPT_CMD_DATA_OUT: RDMA READ of its data-out waiting for the send
+ *	queue, or posted; LIO waits for it
+ * @SRPT_CMD_RSP: its response (after the RDMA WRITEs of its data-in)
+ *	waiting for the send queue, or posted
+ * @SRPT_CMD_SENT: its response was sent or will never be; LIO (if it has
+ *	the command) has yet to release it
+ * @SRPT_CMD_NR: number of states
+ *
+ * Changed by srpt_cmd_set_state() (srpt_sq.c), which checks the
+ * transition (enum srpt_cmd_state's table there). A command waits in
+ * ch->sq_wait or ch->rsp_wait only in TABLE, DATA_OUT or RSP.
+ */
+enum srpt_cmd_state {
+	SRPT_CMD_FREE,
+	SRPT_CMD_RECEIVED,
+	SRPT_CMD_TABLE,
+	SRPT_CMD_IN_LIO,
+	SRPT_CMD_DATA_OUT,
+	SRPT_CMD_RSP,
+	SRPT_CMD_SENT,
+	SRPT_CMD_NR
 };
 
 struct srpt_cmd;
@@ -531,7 +554,7 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @data_nents: entries in @data_sg
  * @imm: data came as immediate data
  * @data_out: RDMA READ direction
- * @rw_ready: the RDMA contexts for what @pending needs are initialised
+ * @rw_ready: the RDMA contexts for what @state needs are initialised
  * @rsp_with_data: the response follows RDMA WRITEs of data-in
  * @lio: @se_cmd was initialised with LIO
  * @close_after: close the channel once the response went (SRP_T_LOGOUT)
@@ -543,11 +566,10 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  *	ABORTED (set and cleared under ch->lock: srpt_ch_tasks())
  * @tas_rsp: LIO aborted it with @clear_tas set (srpt_aborted_task())
  * @logout: the IU is the target's SRP_T_LOGOUT (srpt_ch_send_logout())
- * @rsp_queued: the response is queued (srpt_send_rsp())
  * @in_order: the response waits in ch->sq_wait, behind every response
  *	queued before it (a TMF's: srpt_ch_wait_answered())
- * @pending: what the command waits for in ch->sq_wait or ch->rsp_wait
- * @sq_waited: what @pending names found the send queue (or the MR pool)
+ * @state: see enum srpt_cmd_state
+ * @sq_waited: what @state waits for found the send queue (or the MR pool)
  *	full and was counted in SRPT_STAT_SQ_WAITS (under ch->lock)
  * @table: indirect descriptor table fetched from the initiator, or NULL
  * @table_sg: @table as the RDMA READ's buffer
@@ -586,9 +608,8 @@ struct srpt_cmd {
 	bool			clear_tas;
 	bool			tas_rsp;
 	bool			logout;
-	bool			rsp_queued;
 	bool			in_order;
-	enum srpt_pending	pending;
+	enum srpt_cmd_state	state;
 	bool			sq_waited;
 	u8			*table;
 	struct scatterlist	table_sg;

@@ -132,6 +132,7 @@ static void srpt_submit_cmd(struct srpt_cmd *cmd,
 		return;
 	}
 	cmd->lio = true;
+	srpt_cmd_set_state(cmd, SRPT_CMD_IN_LIO);
 	if (target_submit_prep(&cmd->se_cmd, (unsigned char *)ci->cdb,
 			       cmd->data_sg, cmd->data_nents, NULL, 0, NULL, 0,
 			       GFP_KERNEL))
@@ -478,10 +479,12 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
 	cmd->se_cmd.tag = ti.tag;
 	cmd->lio = true;
+	srpt_cmd_set_state(cmd, SRPT_CMD_IN_LIO);
 	if (target_submit_tmr(&cmd->se_cmd, ch->sess, NULL,
 			      scsilun_to_int(&ti.lun), NULL, tmf, GFP_KERNEL,
 			      ti.task_tag, TARGET_SCF_ACK_KREF)) {
 		cmd->lio = false;
+		srpt_cmd_set_state(cmd, SRPT_CMD_RECEIVED);
 		srpt_send_tm_status(cmd, SRPT_TM_FAILED);
 	}
 }

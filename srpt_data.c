@@ -267,7 +267,7 @@ int srpt_rw_init(struct srpt_cmd *cmd)
 	enum dma_data_direction dir;
 	int ret;
 
-	if (cmd->pending == SRPT_PEND_TABLE)
+	if (cmd->state == SRPT_CMD_TABLE)
 		left = cmd->rw[0].len;	/* no LIO command yet */
 
 	dir = cmd->data_out ? DMA_FROM_DEVICE : DMA_TO_DEVICE;

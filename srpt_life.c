@@ -471,6 +471,30 @@ void srpt_tport_counts(struct srpt_tport *tport, struct srpt_port_counts *pc)
 }
 
 /* debugfs ib_srpt/channels: a line per channel, "name value" pairs. */
+static const char *const srpt_cmd_state_names[SRPT_CMD_NR] = {
+	[SRPT_CMD_FREE] = "free", [SRPT_CMD_RECEIVED] = "received",
+	[SRPT_CMD_TABLE] = "table", [SRPT_CMD_IN_LIO] = "in_lio",
+	[SRPT_CMD_DATA_OUT] = "data_out", [SRPT_CMD_RSP] = "rsp",
+	[SRPT_CMD_SENT] = "sent",
+};
+
+/* " cmd_<state> N" for each command state: the pool of @ch by state. */
+static void srpt_show_cmd_states(struct seq_file *m, struct srpt_rdma_ch *ch)
+{
+	u32 n[SRPT_CMD_NR] = {};
+	struct srpt_cmd_chunk *chunk;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	list_for_each_entry(chunk, &ch->cmd_chunks, entry)
+		for (i = 0; i < chunk->n; i++)
+			n[READ_ONCE(chunk->cmds[i].state)]++;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	for (i = 0; i < SRPT_CMD_NR; i++)
+		seq_printf(m, " cmd_%s %u", srpt_cmd_state_names[i], n[i]);
+}
+
 static int srpt_channels_show(struct seq_file *m, void *v)
 {
 	struct srpt_rdma_ch *ch;
@@ -487,6 +511,7 @@ static int srpt_channels_show(struct seq_file *m, void *v)
 		for (i = 0; i < SRPT_STAT_NR; i++)
 			seq_printf(m, " %s %lld", srpt_stat_name(i),
 				   atomic64_read(&ch->stats[i]));
+		srpt_show_cmd_states(m, ch);
 		seq_putc(m, '\n');
 	}
 	spin_unlock(&srpt_ch_lock);

@@ -77,10 +77,45 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->lio = false;
 	cmd->close_after = false;
 	cmd->logout = false;
-	cmd->rsp_queued = false;
 	cmd->in_order = false;
 	cmd->tas_rsp = false;
-	cmd->pending = SRPT_PEND_NONE;
+}
+
+/* The states a command may enter each state from (enum srpt_cmd_state). */
+static const u8 srpt_cmd_from[SRPT_CMD_NR] = {
+	[SRPT_CMD_FREE]		= BIT(SRPT_CMD_RECEIVED) | BIT(SRPT_CMD_IN_LIO) |
+				  BIT(SRPT_CMD_SENT),
+	[SRPT_CMD_RECEIVED]	= BIT(SRPT_CMD_FREE) | BIT(SRPT_CMD_TABLE) |
+				  BIT(SRPT_CMD_IN_LIO),
+	[SRPT_CMD_TABLE]	= BIT(SRPT_CMD_RECEIVED),
+	[SRPT_CMD_IN_LIO]	= BIT(SRPT_CMD_RECEIVED) | BIT(SRPT_CMD_DATA_OUT),
+	[SRPT_CMD_DATA_OUT]	= BIT(SRPT_CMD_IN_LIO),
+	[SRPT_CMD_RSP]		= BIT(SRPT_CMD_FREE) | BIT(SRPT_CMD_RECEIVED) |
+				  BIT(SRPT_CMD_IN_LIO) | BIT(SRPT_CMD_SENT),
+	[SRPT_CMD_SENT]		= BIT(SRPT_CMD_RSP),
+};
+
+/**
+ * srpt_cmd_set_state() - move a command of a pool to another state
+ * @cmd: command, owned by the caller's context
+ * @new: the state it enters
+ *
+ * The only place a command's state changes. Into FREE from RECEIVED (a
+ * request that needs no response), IN_LIO (aborted without one) or SENT;
+ * RECEIVED when dispatched (or when its table came, or LIO refused a TMF);
+ * TABLE from RECEIVED; IN_LIO once LIO has it, and back from DATA_OUT;
+ * RSP when a response is queued (the target's own requests start there,
+ * from FREE, or reuse a command that would go back to the pool); SENT
+ * from RSP. Another transition is a bug: warned about once, and made.
+ */
+void srpt_cmd_set_state(struct srpt_cmd *cmd, enum srpt_cmd_state new)
+{
+	enum srpt_cmd_state old = cmd->state;
+
+	WARN_ONCE(!(srpt_cmd_from[new] & BIT(old)),
+		  "ib_srpt: command %#llx: state %d -> %d\n", cmd->tag, old, new);
+	trace_srpt_cmd_state(cmd, old, new);
+	WRITE_ONCE(cmd->state, new);
 }
 
 /**
@@ -371,6 +406,7 @@ void srpt_put_cmd(struct srpt_cmd *cmd)
 	if (cred) {
 		ch->cred_req_out = true;
 	} else {
+		srpt_cmd_set_state(cmd, SRPT_CMD_FREE);
 		list_add(&cmd->entry, &ch->free_cmds);
 		ch->cmds_busy--;
 	}
@@ -405,8 +441,7 @@ static void srpt_rw_put(struct srpt_cmd *cmd)
 
 static bool srpt_pending_reads(struct srpt_cmd *cmd)
 {
-	return cmd->pending == SRPT_PEND_READ ||
-	       cmd->pending == SRPT_PEND_TABLE;
+	return cmd->state == SRPT_CMD_DATA_OUT || cmd->state == SRPT_CMD_TABLE;
 }
 
 static bool srpt_pending_needs_rw(struct srpt_cmd *cmd)
@@ -456,7 +491,7 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 	u32 credits;
 	int i;
 
-	if (cmd->pending == SRPT_PEND_RSP) {
+	if (cmd->state == SRPT_CMD_RSP) {
 		/* Every credit given back so far rides on this response. */
 		credits = atomic_xchg(&ch->req_lim_delta, 0);
 		if (srpt_iu_set_req_lim_delta(cmd->rsp_buf, credits))
@@ -477,7 +512,7 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 		if (!cmd->rsp_with_data)
 			goto post;
 	}
-	if (cmd->pending == SRPT_PEND_TABLE)
+	if (cmd->state == SRPT_CMD_TABLE)
 		cqe = &cmd->table_cqe;
 	for (i = cmd->n_active - 1; i >= 0; i--)
 		first = rdma_rw_ctx_wrs(&cmd->rw[i].rw, ch->qp, port,
@@ -544,6 +579,7 @@ void srpt_free_table(struct srpt_cmd *cmd)
  */
 static void srpt_table_fetched(struct srpt_cmd *cmd, int err)
 {
+	srpt_cmd_set_state(cmd, SRPT_CMD_RECEIVED);
 	srpt_rw_put(cmd);
 	cmd->rw_inline[0].sg = NULL;
 	cmd->rw = NULL;
@@ -589,7 +625,7 @@ int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
 	cmd->n_rw = 1;
 	cmd->data_out = true;		/* the direction of an RDMA READ */
 	cmd->table_done = done;
-	cmd->pending = SRPT_PEND_TABLE;
+	srpt_cmd_set_state(cmd, SRPT_CMD_TABLE);
 	srpt_start(cmd);
 	return 0;
 }
@@ -600,25 +636,24 @@ int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
  */
 static void srpt_pending_failed(struct srpt_cmd *cmd, int err)
 {
-	enum srpt_pending pending = cmd->pending;
 	sense_reason_t reason;
 
-	cmd->pending = SRPT_PEND_NONE;
-	if (pending == SRPT_PEND_TABLE) {
+	if (cmd->state == SRPT_CMD_TABLE) {
 		srpt_table_fetched(cmd, err);
 		return;
 	}
-	if (pending == SRPT_PEND_READ) {
+	if (cmd->state == SRPT_CMD_DATA_OUT) {
+		srpt_cmd_set_state(cmd, SRPT_CMD_IN_LIO);
 		reason = err == -ENOMEM ? TCM_OUT_OF_RESOURCES :
 					  TCM_CHECK_CONDITION_ABORT_CMD;
 		transport_generic_request_failure(&cmd->se_cmd, reason);
 		return;
 	}
 	if (err != -ESHUTDOWN && cmd->rsp_with_data) {
-		cmd->pending = SRPT_PEND_RSP;
 		srpt_data_in_failed(cmd);
 		return;
 	}
+	srpt_cmd_set_state(cmd, SRPT_CMD_SENT);
 	if (cmd->close_after)
 		srpt_close_ch(cmd->ch);
 	srpt_cmd_done(cmd);
@@ -648,9 +683,9 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 			srpt_pending_failed(cmd, ret);
 			return 0;
 		}
-		if (cmd->pending == SRPT_PEND_READ && !cmd->n_wrs) {
+		if (cmd->state == SRPT_CMD_DATA_OUT && !cmd->n_wrs) {
 			/* Nothing to read after all. */
-			cmd->pending = SRPT_PEND_NONE;
+			srpt_cmd_set_state(cmd, SRPT_CMD_IN_LIO);
 			srpt_rw_put(cmd);
 			target_execute_cmd(&cmd->se_cmd);
 			return 0;
@@ -746,9 +781,9 @@ static void srpt_start(struct srpt_cmd *cmd)
  * under LIO; such a completion is logged and dropped.
  */
 static bool srpt_wc_expected(struct srpt_cmd *cmd, struct ib_wc *wc,
-			     enum srpt_pending what)
+			     enum srpt_cmd_state what)
 {
-	if (likely(READ_ONCE(cmd->pending) == what))
+	if (likely(READ_ONCE(cmd->state) == what))
 		return true;
 	pr_warn_ratelimited("%s: ignored a second completion (%s) of task %#llx from %s\n",
 			    cmd->ch->sess_name, ib_wc_status_msg(wc->status),
@@ -762,9 +797,9 @@ static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 					    rsp_cqe);
 	struct srpt_rdma_ch *ch = cmd->ch;
 
-	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_PEND_RSP)))
+	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_CMD_RSP)))
 		return;
-	cmd->pending = SRPT_PEND_NONE;
+	srpt_cmd_set_state(cmd, SRPT_CMD_SENT);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_failed(ch, wc, "response send");
 	} else {
@@ -783,9 +818,9 @@ static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc)
 					    read_cqe);
 	struct srpt_rdma_ch *ch = cmd->ch;
 
-	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_PEND_READ)))
+	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_CMD_DATA_OUT)))
 		return;
-	cmd->pending = SRPT_PEND_NONE;
+	srpt_cmd_set_state(cmd, SRPT_CMD_IN_LIO);
 	srpt_sq_release(cmd);
 	/* Unmap the data (and free the MRs) before LIO looks at it. */
 	srpt_rw_put(cmd);
@@ -804,9 +839,8 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_cmd *cmd = container_of(wc->wr_cqe, struct srpt_cmd,
 					    table_cqe);
 
-	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_PEND_TABLE)))
+	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_CMD_TABLE)))
 		return;
-	cmd->pending = SRPT_PEND_NONE;
 	srpt_sq_release(cmd);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_failed(cmd->ch, wc, "RDMA READ of an indirect table");
@@ -839,8 +873,7 @@ void srpt_send_rsp(struct srpt_cmd *cmd)
 	default:
 		break;
 	}
-	cmd->pending = SRPT_PEND_RSP;
-	WRITE_ONCE(cmd->rsp_queued, true);
+	srpt_cmd_set_state(cmd, SRPT_CMD_RSP);
 	srpt_start(cmd);
 }
 
@@ -855,7 +888,7 @@ void srpt_send_rsp(struct srpt_cmd *cmd)
  */
 void srpt_start_read(struct srpt_cmd *cmd)
 {
-	cmd->pending = SRPT_PEND_READ;
+	srpt_cmd_set_state(cmd, SRPT_CMD_DATA_OUT);
 	srpt_start(cmd);
 }
 

@@ -9,6 +9,7 @@
 
 #include "srpt_base.h"
 
+void srpt_cmd_set_state(struct srpt_cmd *cmd, enum srpt_cmd_state new);
 void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 		    const char *what);
 int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n);

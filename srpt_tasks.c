@@ -72,7 +72,9 @@ u32 srpt_ch_tasks(struct srpt_rdma_ch *ch, const struct se_device *dev,
 
 static bool srpt_cmd_unanswered(struct srpt_cmd *cmd, u64 lun, const u64 *tag)
 {
-	return READ_ONCE(cmd->lio) && !READ_ONCE(cmd->rsp_queued) &&
+	enum srpt_cmd_state state = READ_ONCE(cmd->state);
+
+	return (state == SRPT_CMD_IN_LIO || state == SRPT_CMD_DATA_OUT) &&
 	       !(READ_ONCE(cmd->se_cmd.se_cmd_flags) & SCF_SCSI_TMR_CDB) &&
 	       READ_ONCE(cmd->se_cmd.orig_fe_lun) == lun &&
 	       (!tag || READ_ONCE(cmd->tag) == *tag);

@@ -134,6 +134,41 @@ TRACE_EVENT(srpt_ch_state,
 		      srpt_show_ch_state(__entry->new))
 );
 
+TRACE_DEFINE_ENUM(SRPT_CMD_FREE);
+TRACE_DEFINE_ENUM(SRPT_CMD_RECEIVED);
+TRACE_DEFINE_ENUM(SRPT_CMD_TABLE);
+TRACE_DEFINE_ENUM(SRPT_CMD_IN_LIO);
+TRACE_DEFINE_ENUM(SRPT_CMD_DATA_OUT);
+TRACE_DEFINE_ENUM(SRPT_CMD_RSP);
+TRACE_DEFINE_ENUM(SRPT_CMD_SENT);
+
+#define srpt_show_cmd_state(s)						\
+	__print_symbolic(s,						\
+		{ SRPT_CMD_FREE,	"FREE" },			\
+		{ SRPT_CMD_RECEIVED,	"RECEIVED" },			\
+		{ SRPT_CMD_TABLE,	"TABLE" },			\
+		{ SRPT_CMD_IN_LIO,	"IN_LIO" },			\
+		{ SRPT_CMD_DATA_OUT,	"DATA_OUT" },			\
+		{ SRPT_CMD_RSP,		"RSP" },			\
+		{ SRPT_CMD_SENT,	"SENT" })
+
+TRACE_EVENT(srpt_cmd_state,
+	    TP_PROTO(const struct srpt_cmd *cmd, enum srpt_cmd_state old,
+		     enum srpt_cmd_state new),
+	    TP_ARGS(cmd, old, new),
+	    TP_STRUCT__entry(__field(u32, id)
+			     __field(u64, tag)
+			     __field(unsigned int, old)
+			     __field(unsigned int, new)),
+	    TP_fast_assign(__entry->id = cmd->ch->id;
+			   __entry->tag = cmd->tag;
+			   __entry->old = old;
+			   __entry->new = new;),
+	    TP_printk("ch %u tag %#llx %s -> %s", __entry->id, __entry->tag,
+		      srpt_show_cmd_state(__entry->old),
+		      srpt_show_cmd_state(__entry->new))
+);
+
 TRACE_EVENT(srpt_cmd_recv,
 	    TP_PROTO(const struct srpt_rdma_ch *ch, const struct srpt_cmd_info *ci),
 	    TP_ARGS(ch, ci),
