@@ -172,6 +172,7 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 		spin_unlock_irqrestore(&ch->lock, flags);
 
 		cmd->iu = iu;
+		cmd->tag = srpt_iu_tag(iu->buf, iu->len);
 		srpt_cmd_set_state(cmd, SRPT_CMD_RECEIVED);
 		if (static_branch_unlikely(&srpt_fault_key) &&
 		    current_work() != &ch->cq->work)

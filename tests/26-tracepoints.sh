@@ -30,6 +30,9 @@ head -c 4096 /dev/urandom >/tmp/blk
 dd if=/tmp/blk of="$disk" bs=4096 count=1 seek=100 oflag=direct 2>/dev/null || fail "write $disk"
 dd if="$disk" of=/tmp/back bs=4096 count=1 skip=100 iflag=direct 2>/dev/null || fail "read $disk"
 cmp -s /tmp/blk /tmp/back || fail "the 4 KiB read back differ"
+# Idle: the whole pool is free (debugfs shows the pool by command state).
+pool_free() { awk '{ for (i = 1; i < NF; i++) { if ($i == "cmds") c = $(i + 1); if ($i == "cmd_free") f = $(i + 1) } } END { exit !(c > 0 && c == f) }' /sys/kernel/debug/ib_srpt/channels; }
+wait_for 10 pool_free || fail "an idle channel's commands are not all free: $(cat /sys/kernel/debug/ib_srpt/channels)"
 srp_logout || fail "logout"
 wait_for 30 all_released || fail "channels not released"
 echo 0 >$T/tracing_on
@@ -52,5 +55,12 @@ wtag=$(sed -nE "s/.*srpt_cmd_recv: ch $ch tag (0x[0-9a-f]+) lun 0 opcode 0x2a ou
 rtag=$(sed -nE "s/.*srpt_cmd_recv: ch $ch tag (0x[0-9a-f]+) lun 0 opcode 0x28 in 4096 .*/\1/p" "$tr" | tail -n1)
 has "srpt_send_rsp: ch $ch tag $wtag SRP_RSP status 0x00" "SRP_RSP of the write ($wtag)"
 has "srpt_send_rsp: ch $ch tag $rtag SRP_RSP status 0x00, [0-9]+ bytes, after data-in" "SRP_RSP of the read ($rtag) after its data"
+# A command's states, in order (immediate data, or an RDMA READ of it).
+path="FREE -> RECEIVED,RECEIVED -> IN_LIO,(IN_LIO -> DATA_OUT,DATA_OUT -> IN_LIO,)?IN_LIO -> RSP,RSP -> SENT,SENT -> FREE,"
+states_of() { grep -E "srpt_cmd_state: ch $ch tag $1 " "$tr" | sed -E 's/.* tag [^ ]+ //' | tr '\n' ','; }
+for t in "$wtag" "$rtag"; do
+	states_of "$t" | grep -qE "$path" ||
+		fail "command $t did not go through its states in order: $(states_of "$t")"
+done
 [ -z "$(klog_splats)" ] || fail "kernel splat: $(klog_splats)"
-pass "tracefs shows the refused login (REQ_IT_IU_LENGTH_TOO_LARGE), the login of ch $ch, its states to DRAINING, the 4 KiB WRITE(10)/READ(10) and their GOOD SRP_RSPs"
+pass "tracefs shows the refused login (REQ_IT_IU_LENGTH_TOO_LARGE), the login of ch $ch, its states to DRAINING, the 4 KiB WRITE(10)/READ(10), their command states and their GOOD SRP_RSPs"
