@@ -7,7 +7,6 @@
 #ifndef SRPT_BASE_H
 #define SRPT_BASE_H
 
-
 #include <linux/completion.h>
 #include <linux/inet.h>
 #include <linux/list.h>

@@ -263,7 +263,6 @@ u32 srpt_port_max_rdma_size(struct srpt_port *sport)
 	return ret;
 }
 
-
 /**
  * srpt_tpg_enable() - accept logins on a TPG, or stop and close channels
  * @stpg: TPG
