@@ -5,7 +5,7 @@ ifneq ($(KERNELRELEASE),)
 obj-$(CONFIG_INFINIBAND_SRPT) += ib_srpt.o
 ib_srpt-y := srpt_main.o srpt_fabric.o srpt_fabric_stats.o srpt_dm.o srpt_ib_cm.o srpt_rdma_cm.o \
 	     srpt_stats.o \
-	     srpt_ch.o srpt_recv.o srpt_cmd.o srpt_tasks.o srpt_sq.o srpt_life.o srpt_data.o srpt_buf.o srpt_proto.o \
+	     srpt_login.o srpt_ch.o srpt_recv.o srpt_cmd.o srpt_tasks.o srpt_sq.o srpt_life.o srpt_data.o srpt_buf.o srpt_proto.o \
 	     srpt_names.o
 
 # Kernel differences (6.1 vs 6.12), probed in the headers; see srpt_compat.h.

@@ -16,6 +16,7 @@
 #include "srpt_fabric.h"
 #include "srpt_ib_cm.h"
 #include "srpt_life.h"
+#include "srpt_login.h"
 #include "srpt_rdma_cm.h"
 #include "srpt_stats.h"
 

@@ -16,8 +16,9 @@
  *                  target port counters in configfs fabric_statistics
  *   srpt_ib_cm.c, srpt_rdma_cm.c, srpt_dm.c
  *                  the two CMs' listeners and channels, the DM agent
- *   srpt_ch.c      login (shared by the CMs), channel teardown,
- *                  device and target port registry
+ *   srpt_login.c   the login (shared by the CMs), the device and target
+ *                  port registry
+ *   srpt_ch.c      a channel's setup, connection events and release
  *   srpt_recv.c    receiving, and the dispatch of received IUs in order
  *   srpt_cmd.c     SRP requests (SCSI commands, TMFs), LIO callbacks
  *   srpt_tasks.c   a channel's tasks on a LU, for TMFs

@@ -1,18 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SRP channels: the login routine shared by the connection managers (IB CM
- * and RDMA/CM, each in a file of its own, call srpt_login() and report
- * their connection events here), channel teardown, and the registries
- * logins look into (RDMA devices, target ports).
- *
- * Locking: srpt_mutex serialises logins against device removal, TPG
- * enable/disable and changes of the target port list; a login holds it
- * from finding its device until its channel is on the channel list
- * (srpt_life.c), so that whoever closes channels after taking srpt_mutex
- * sees it. Order: srpt_mutex, then the channel list's lock, then ch->lock.
+ * An SRP channel's making and ending: a new channel with its QP, buffers
+ * (or its share of the device's SRQ) and LIO session, set up for a login
+ * (srpt_login.c); its connection events (RTU, the CM ending it, QP
+ * events); and its release, one work item that reads top to bottom
+ * (Documentation/ib_srpt.rst, Life of a channel). Also the module
+ * parameters that size a login (srp_max_req_size, srpt_srq_size).
  *
  * Ownership: a channel is on the channel list from the start of its login.
- * Until the login calls srpt_ch_setup_done() the login alone tears it
+ * Until the login calls srpt_ch_login_done() the login alone tears it
  * down (close requests are recorded); afterwards the release work alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -25,17 +21,13 @@
 #include "srpt_ch.h"
 #include "srpt_buf.h"
 #include "srpt_life.h"
-#include "srpt_proto.h"
 #include "srpt_recv.h"
 #include "srpt_sq.h"
 #include "srpt_stats.h"
 #include "srpt_trace.h"
 
-static DEFINE_MUTEX(srpt_mutex);
-/* Makes and frees the SRQs of devices (srpt_device.srq); inside srpt_mutex. */
+/* Makes and frees the SRQs of devices (srpt_device.srq); inside a login. */
 static DEFINE_MUTEX(srpt_srq_mutex);
-static LIST_HEAD(srpt_dev_list);
-static LIST_HEAD(srpt_tport_list);
 /* Woken when a channel's connection settles or a port comes up. */
 static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_waitq);
 
@@ -98,187 +90,6 @@ u32 srpt_srq_depth(void)
 	return srpt_srq_size;
 }
 
-/* Ranks of the ways a node ACL can name an initiator, best first. */
-enum srpt_acl_rank {
-	SRPT_ACL_BY_PORT_ID,
-	SRPT_ACL_BY_GUID,
-	SRPT_ACL_BY_IP,
-	SRPT_ACL_NO_MATCH,
-};
-
-/**
- * srpt_dev_register() - let logins use an RDMA device
- * @sdev: device state, ready for channels
- */
-void srpt_dev_register(struct srpt_device *sdev)
-{
-	mutex_lock(&srpt_mutex);
-	list_add_tail(&sdev->entry, &srpt_dev_list);
-	mutex_unlock(&srpt_mutex);
-}
-
-/* Whether an RDMA port now has the GID (index 0) or GUID @tport names. */
-static bool srpt_tport_has_port(const struct srpt_tport *tport)
-{
-	struct srpt_device *sdev;
-	union ib_gid gid;
-	u32 i;
-
-	lockdep_assert_held(&srpt_mutex);
-	list_for_each_entry(sdev, &srpt_dev_list, entry) {
-		for (i = 0; i < sdev->port_cnt; i++) {
-			if (rdma_query_gid(sdev->ib_dev, sdev->port[i].port_num,
-					   0, &gid))
-				continue;
-			if (!memcmp(tport->id, tport->id_len == 16 ? gid.raw :
-				    gid.raw + 8, tport->id_len))
-				return true;
-		}
-	}
-	return false;
-}
-
-/**
- * srpt_tport_register() - make a target port visible to logins
- * @tport: configfs target port
- */
-void srpt_tport_register(struct srpt_tport *tport)
-{
-	spin_lock_init(&tport->logins.lock);
-	INIT_LIST_HEAD(&tport->tpgs);
-	mutex_lock(&srpt_mutex);
-	list_add_tail(&tport->entry, &srpt_tport_list);
-	if (!srpt_tport_has_port(tport))
-		pr_info("%s: no RDMA port has this GID or GUID now; logins are served once one does\n",
-			tport->name);
-	mutex_unlock(&srpt_mutex);
-}
-
-/**
- * srpt_tport_unregister() - hide a target port from logins
- * @tport: configfs target port
- */
-void srpt_tport_unregister(struct srpt_tport *tport)
-{
-	mutex_lock(&srpt_mutex);
-	list_del(&tport->entry);
-	mutex_unlock(&srpt_mutex);
-}
-
-/**
- * srpt_tport_add_tpg() - attach a new TPG (disabled) to its target port
- * @tport: target port
- * @stpg: the TPG; tport->tpgs stays sorted by tag
- */
-void srpt_tport_add_tpg(struct srpt_tport *tport, struct srpt_tpg *stpg)
-{
-	struct srpt_tpg *t;
-
-	mutex_lock(&srpt_mutex);
-	list_for_each_entry(t, &tport->tpgs, entry)
-		if (t->tag > stpg->tag)
-			break;
-	list_add_tail(&stpg->entry, &t->entry);
-	mutex_unlock(&srpt_mutex);
-}
-
-/**
- * srpt_tport_del_tpg() - detach a TPG (disabled) from its target port
- * @stpg: the TPG
- */
-void srpt_tport_del_tpg(struct srpt_tpg *stpg)
-{
-	mutex_lock(&srpt_mutex);
-	list_del(&stpg->entry);
-	mutex_unlock(&srpt_mutex);
-}
-
-static bool srpt_tport_enabled(const struct srpt_tport *tport)
-{
-	struct srpt_tpg *stpg;
-
-	lockdep_assert_held(&srpt_mutex);
-	list_for_each_entry(stpg, &tport->tpgs, entry)
-		if (stpg->enabled)
-			return true;
-	return false;
-}
-
-/* Whether @tport is named after @gid or its GUID half. */
-static bool srpt_tport_names(const struct srpt_tport *tport,
-			     const union ib_gid *gid)
-{
-	return !memcmp(tport->id, tport->id_len == 16 ? gid->raw :
-		       gid->raw + 8, tport->id_len);
-}
-
-/*
- * The target port named by @gid or its GUID half: one with an enabled TPG
- * if there is one, else the first, else NULL.
- */
-static struct srpt_tport *srpt_find_tport(const union ib_gid *gid)
-{
-	struct srpt_tport *tport, *found = NULL;
-
-	lockdep_assert_held(&srpt_mutex);
-	list_for_each_entry(tport, &srpt_tport_list, entry) {
-		if (!srpt_tport_names(tport, gid))
-			continue;
-		if (srpt_tport_enabled(tport))
-			return tport;
-		if (!found)
-			found = tport;
-	}
-	return found;
-}
-
-/**
- * srpt_port_max_rdma_size() - the srp_max_rdma_size an RDMA port advertises
- * @sport: RDMA port
- *
- * Return: the srp_max_rdma_size of the target port srpt_find_tport()
- * picks for @sport: of its first enabled TPG by tag, else of its first
- * TPG, else the default.
- */
-u32 srpt_port_max_rdma_size(struct srpt_port *sport)
-{
-	struct srpt_tpg *stpg, *pick = NULL;
-	struct srpt_tport *tport;
-	u32 ret = SRPT_DEF_RDMA_SIZE;
-	union ib_gid gid;
-
-	if (rdma_query_gid(sport->sdev->ib_dev, sport->port_num, 0, &gid))
-		return ret;
-	mutex_lock(&srpt_mutex);
-	tport = srpt_find_tport(&gid);
-	if (tport) {
-		list_for_each_entry(stpg, &tport->tpgs, entry) {
-			if (!pick || (stpg->enabled && !pick->enabled))
-				pick = stpg;
-		}
-	}
-	if (pick)
-		ret = READ_ONCE(pick->attrib.max_rdma_size);
-	mutex_unlock(&srpt_mutex);
-	return ret;
-}
-
-/**
- * srpt_tpg_enable() - accept logins on a TPG, or stop and close channels
- * @stpg: TPG
- * @enable: new state
- *
- * Context: process; returns when the channels of a disabled TPG are gone.
- */
-void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable)
-{
-	mutex_lock(&srpt_mutex);
-	stpg->enabled = enable;
-	mutex_unlock(&srpt_mutex);
-	if (!enable)
-		srpt_close_tpg_chs(stpg);
-}
-
 /*
  * How long an accepted login may take to get its connection established.
  * An initiator's CM that answers the REP with an MRA (the RDMA/CM does for
@@ -316,31 +127,9 @@ void srpt_ch_debugfs_init(void)
 }
 
 /**
- * srpt_dev_unregister() - a device goes away: refuse logins on it, close
- * its channels and wait until they are released
- * @sdev: device
- *
- * Once this returns nothing uses @sdev any more. A login that found the
- * device before has its channel on the channel list by the time
- * srpt_mutex is ours, so the close pass sees it.
- *
- * Context: process (the IB client's remove()).
- */
-void srpt_dev_unregister(struct srpt_device *sdev)
-{
-	mutex_lock(&srpt_mutex);
-	list_del_init(&sdev->entry);
-	mutex_unlock(&srpt_mutex);
-	/* Releases waiting for a port of it to come back wait no more. */
-	WRITE_ONCE(sdev->removing, true);
-	wake_up_all(&srpt_ch_waitq);
-	srpt_close_dev_chs(sdev);
-	WARN_ON_ONCE(sdev->srq);	/* its last channel frees it */
-}
-
-/**
- * srpt_port_active() - a port came up: releases that wait for it go on
- * @sport: the port
+ * srpt_port_active() - a port came up (or its device goes): releases that
+ *	wait for it go on
+ * @sport: the port, or NULL for any
  *
  * Context: any (the device's event handler).
  */
@@ -734,179 +523,16 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 	return 0;
 }
 
-/* How well the node ACL @id names the initiator of @lc. */
-static enum srpt_acl_rank srpt_acl_match(const struct srpt_acl_id *id,
-					 const struct srpt_login_ctx *lc)
-{
-	if (id->has_port_id && !memcmp(id->port_id, lc->lg.i_port_id, 16))
-		return SRPT_ACL_BY_PORT_ID;
-	if (id->has_guid && !memcmp(id->guid, lc->lg.i_port_id + 8, 8))
-		return SRPT_ACL_BY_GUID;
-	if (id->has_ip && lc->has_ip && !memcmp(id->ip, &lc->ip_raw, 16))
-		return SRPT_ACL_BY_IP;
-	return SRPT_ACL_NO_MATCH;
-}
-
-/*
- * The best node ACL of an enabled @stpg for the initiator of @lc, if it
- * is better than *@best: then *@best, lc->stpg and lc->acl_name are set.
+/**
+ * srpt_ch_alloc() - a new channel for a login
+ * @lc: the login, with its TPG chosen
+ *
+ * On the channel list from the start (state NEW), so that closing and
+ * waiting for the channels of a device, TPG or nexus covers it.
+ *
+ * Return: the channel, or NULL (no memory).
  */
-static void srpt_tpg_pick_acl(struct srpt_tpg *stpg,
-			      struct srpt_login_ctx *lc,
-			      enum srpt_acl_rank *best)
-{
-	struct se_portal_group *se_tpg = &stpg->se_tpg;
-	struct se_node_acl *se_nacl;
-	struct srpt_node_acl *nacl;
-	enum srpt_acl_rank rank;
-
-	if (!stpg->enabled)
-		return;
-	mutex_lock(&se_tpg->acl_node_mutex);
-	list_for_each_entry(se_nacl, &se_tpg->acl_node_list, acl_list) {
-		nacl = container_of(se_nacl, struct srpt_node_acl, nacl);
-		if (se_nacl->dynamic_node_acl)
-			continue;
-		/* Pairs with the release in srpt_init_nodeacl(). */
-		if (!smp_load_acquire(&nacl->id_valid))
-			continue;
-		rank = srpt_acl_match(&nacl->id, lc);
-		if (rank < *best) {
-			*best = rank;
-			lc->stpg = stpg;
-			strscpy(lc->acl_name, se_nacl->initiatorname,
-				sizeof(lc->acl_name));
-		}
-	}
-	mutex_unlock(&se_tpg->acl_node_mutex);
-}
-
-/*
- * Login step: the TPG and node ACL that admit the initiator. Every enabled
- * TPG of every target port named after the receiving port (by its GID or
- * its GUID) is a candidate; the best ACL match wins - by port ID, else
- * port GUID, else (RDMA/CM) IP address, in whatever spelling the ACL was
- * created with (srpt_names.c parsed it). On a tie the port named by GID
- * wins over one named by GUID, then the port made first, then the TPG
- * with the lowest tag. The session is set up with that ACL's name.
- */
-static u32 srpt_login_pick_tpg(struct srpt_login_ctx *lc)
-{
-	enum srpt_acl_rank best = SRPT_ACL_NO_MATCH;
-	struct srpt_tport *tport;
-	struct srpt_tpg *stpg;
-	int id_len;
-
-	lockdep_assert_held(&srpt_mutex);
-	for (id_len = 16; id_len >= 8; id_len -= 8) {
-		list_for_each_entry(tport, &srpt_tport_list, entry) {
-			if (tport->id_len != id_len ||
-			    !srpt_tport_names(tport, &lc->gid))
-				continue;
-			list_for_each_entry(stpg, &tport->tpgs, entry)
-				srpt_tpg_pick_acl(stpg, lc, &best);
-		}
-	}
-	if (best == SRPT_ACL_NO_MATCH) {
-		strscpy(lc->why, "no ACL for it", sizeof(lc->why));
-		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
-	}
-	/* Counted, and named in the log, for the port that admitted it. */
-	lc->tport = lc->stpg->tport;
-	return 0;
-}
-
-/* Login step: the device and port the request came in on. */
-static u32 srpt_login_find_port(struct srpt_login_ctx *lc)
-{
-	struct srpt_device *sdev;
-
-	lockdep_assert_held(&srpt_mutex);
-	list_for_each_entry(sdev, &srpt_dev_list, entry) {
-		if (sdev->ib_dev != lc->ib_dev)
-			continue;
-		if (lc->port_num < 1 || lc->port_num > sdev->port_cnt)
-			break;
-		lc->sport = &sdev->port[lc->port_num - 1];
-		return 0;
-	}
-	strscpy(lc->why, "device not (or no longer) served", sizeof(lc->why));
-	return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-}
-
-/* Login step: what the request asks for, against what this port does. */
-static u32 srpt_login_check(struct srpt_login_ctx *lc)
-{
-	struct srpt_device *sdev = lc->sport->sdev;
-	struct srpt_login_limits lim = {
-		.max_it_iu_len = srpt_max_req_size(),
-	};
-	u32 reason;
-
-	memcpy(lim.t_port_id, &sdev->ioc_guid, 8);
-	memcpy(lim.t_port_id + 8, &sdev->ioc_guid, 8);
-	reason = srpt_check_login(&lc->lg, &lim);
-	switch (reason) {
-	case 0:
-		break;
-	case SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE:
-		snprintf(lc->why, sizeof(lc->why),
-			 "it_iu_len %u above srp_max_req_size %u",
-			 lc->lg.req_it_iu_len, lim.max_it_iu_len);
-		break;
-	case SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT:
-		snprintf(lc->why, sizeof(lc->why), "buf_fmt %#x",
-			 lc->lg.req_buf_fmt);
-		break;
-	case SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL:
-		snprintf(lc->why, sizeof(lc->why),
-			 "target port ID 0x%16phN is not srpt_service_guid's 0x%16phN",
-			 lc->lg.t_port_id, lim.t_port_id);
-		break;
-	default:
-		snprintf(lc->why, sizeof(lc->why),
-			 "it_iu_len %u, multichannel action %u",
-			 lc->lg.req_it_iu_len,
-			 lc->lg.req_flags & SRPT_MULTICHAN_MASK);
-		break;
-	}
-	return reason;
-}
-
-/*
- * Login step: the target port named by the GID of the receiving port
- * (found even if disabled, so that its counters see the refusal), and
- * its TPG if that is enabled.
- */
-static u32 srpt_login_find_tpg(struct srpt_login_ctx *lc)
-{
-	struct srpt_port *sport = lc->sport;
-	union ib_gid gid;
-
-	if (rdma_query_gid(lc->ib_dev, sport->port_num, 0, &gid)) {
-		strscpy(lc->why, "the port has no GID", sizeof(lc->why));
-		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-	}
-	lc->gid = gid;
-	lc->tport = srpt_find_tport(&gid);
-	if (!lc->tport) {
-		snprintf(lc->why, sizeof(lc->why),
-			 "no target port is named after GID %pI6", gid.raw);
-		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
-	}
-	if (!srpt_tport_enabled(lc->tport)) {
-		strscpy(lc->why, "its TPG is not enabled", sizeof(lc->why));
-		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
-	}
-	return 0;
-}
-
-/*
- * Login step: a new channel, on the channel list from the start (state
- * NEW) so that closing and waiting for the channels of a device, TPG or
- * nexus covers it.
- */
-static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
+struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 {
 	struct srpt_tpg *stpg = lc->stpg;
 	struct srpt_rdma_ch *ch;
@@ -957,39 +583,14 @@ static struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 	return ch;
 }
 
-/*
- * Login step: the TPG's channel limits. A SINGLE login ends the other
- * channels of its nexus, so they do not count for it; channels already
- * closing never do.
+/**
+ * srpt_ch_setup() - QP, buffers and the LIO session of a new channel
+ * @ch: channel of srpt_ch_alloc()
+ * @lc: its login; lc->why says what failed
+ *
+ * Return: 0, or the SRP_LOGIN_REJ reason.
  */
-static u32 srpt_ch_check_limits(struct srpt_rdma_ch *ch,
-				struct srpt_login_ctx *lc)
-{
-	u32 max_tpg = READ_ONCE(ch->stpg->attrib.max_channels);
-	u32 max_nexus = READ_ONCE(ch->stpg->attrib.max_nexus_channels);
-	bool single = (lc->lg.req_flags & SRPT_MULTICHAN_MASK) ==
-		      SRP_MULTICHAN_SINGLE;
-	u32 n_tpg, n_nexus;
-
-	srpt_count_chs(ch, single, &n_tpg, &n_nexus);
-	if (max_nexus && n_nexus >= max_nexus) {
-		snprintf(lc->why, sizeof(lc->why),
-			 "%u channels of this initiator already, srp_max_channels_per_initiator %u",
-			 n_nexus, max_nexus);
-		return max_nexus == 1 ? SRP_LOGIN_REJ_MULTI_CHANNEL_UNSUPPORTED :
-					SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
-	}
-	if (max_tpg && n_tpg >= max_tpg) {
-		snprintf(lc->why, sizeof(lc->why),
-			 "%u channels on the target port already, srp_max_channels %u",
-			 n_tpg, max_tpg);
-		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	}
-	return 0;
-}
-
-/* Login step: QP, buffers and the LIO session of a new channel. */
-static u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
+u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
 	srpt_ch_use_srq(ch);
 	if (srpt_create_qp(ch, lc) || srpt_alloc_ch_bufs(ch) ||
@@ -1009,173 +610,6 @@ static u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
 	}
 	srpt_res_add(SRPT_RES_SESSIONS, 1);
-	return 0;
-}
-
-/* Login step: the multichannel action, then the CM accepts the login. */
-static u32 srpt_ch_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
-{
-	struct srp_login_rsp rsp;
-	u8 flags;
-	int ret;
-
-	flags = ch->imm_data_offset ? SRP_LOGIN_RSP_IMMED_SUPP : 0;
-	if ((lc->lg.req_flags & SRPT_MULTICHAN_MASK) == SRP_MULTICHAN_SINGLE) {
-		if (srpt_close_nexus(ch))
-			flags |= SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
-	} else if (srpt_nexus_has_chs(ch)) {
-		flags |= SRP_LOGIN_RSP_MULTICHAN_MAINTAINED;
-	}
-	srpt_build_login_rsp(&rsp, lc->lg.tag, ch->rq_size, ch->max_req_size,
-			     ch->max_rsp_size, flags);
-	ret = lc->ops->accept(ch, lc, &rsp, sizeof(rsp));
-	if (ret) {
-		snprintf(lc->why, sizeof(lc->why),
-			 "accepting the connection failed: %d", ret);
-		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-	}
-	trace_srpt_login(ch);
-	pr_info("%s%s%s logged in to %s/tpgt_%u: req_lim %u, send queue %u, max_it_iu_len %u, max_ti_iu_len %u, immediate data %s\n",
-		ch->sess_name, lc->ip[0] ? " at " : "", lc->ip,
-		ch->stpg->tport->name, ch->stpg->tag, ch->rq_size,
-		ch->sq_wr_total,
-		ch->max_req_size,
-		ch->max_rsp_size, ch->imm_data_offset ? "yes" : "no");
-	return 0;
-}
-
-/* The steps of a login that need srpt_mutex; @ch is set once it exists. */
-static u32 srpt_login_locked(struct srpt_login_ctx *lc,
-			     struct srpt_rdma_ch **ch)
-{
-	u32 reason;
-
-	lockdep_assert_held(&srpt_mutex);
-	reason = srpt_login_find_port(lc);
-	if (!reason)
-		reason = srpt_login_find_tpg(lc);
-	if (!reason)
-		reason = srpt_login_check(lc);
-	if (!reason)
-		reason = srpt_login_pick_tpg(lc);
-	if (reason)
-		return reason;
-	*ch = srpt_ch_alloc(lc);
-	if (!*ch) {
-		strscpy(lc->why, "out of memory", sizeof(lc->why));
-		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	}
-	reason = srpt_ch_check_limits(*ch, lc);
-	if (!reason)
-		reason = srpt_ch_setup(*ch, lc);
-	if (!reason)
-		reason = srpt_ch_accept(*ch, lc);
-	return reason;
-}
-
-/* Count a login in the counters of its target port, if it has one. */
-static void srpt_login_count(struct srpt_login_ctx *lc, u32 reason)
-{
-	struct srpt_login_stats *ls;
-	int i = srpt_rej_index(reason);
-
-	lockdep_assert_held(&srpt_mutex);
-	srpt_event(reason ? SRPT_EV_LOGINS_REFUSED : SRPT_EV_LOGINS_ACCEPTED);
-	if (!lc->tport)
-		return;
-	ls = &lc->tport->logins;
-	if (!reason) {
-		atomic64_inc(&ls->accepted);
-		return;
-	}
-	if (i >= 0)
-		atomic64_inc(&ls->rejected[i]);
-	spin_lock(&ls->lock);
-	ls->last_reason = reason;
-	memcpy(ls->last_i_port_id, lc->lg.i_port_id, 16);
-	strscpy(ls->last_peer, lc->peer, sizeof(ls->last_peer));
-	strscpy(ls->last_why, lc->why, sizeof(ls->last_why));
-	spin_unlock(&ls->lock);
-}
-
-/*
- * The one log line of a refused login: who, to which target port, the
- * reason in words and what the step that refused it found.
- */
-static void srpt_login_refused(struct srpt_login_ctx *lc, u32 reason)
-{
-	char where[48];
-
-	lockdep_assert_held(&srpt_mutex);
-	trace_srpt_login_reject(lc, reason);
-	if (lc->tport)
-		strscpy(where, lc->tport->name, sizeof(where));
-	else
-		snprintf(where, sizeof(where), "%s port %u",
-			 dev_name(&lc->ib_dev->dev), lc->port_num);
-	pr_info_ratelimited("login from 0x%16phN%s%s to %s refused: %s (%#x)%s%s\n",
-			    lc->lg.i_port_id, lc->ip[0] ? " at " : "", lc->ip,
-			    where, srpt_rej_words(reason), reason,
-			    lc->why[0] ? ": " : "", lc->why);
-}
-
-/**
- * srpt_login_last_refusal() - the last login a target port refused
- * @tport: target port
- * @ls: where to copy the last_* fields of its login counters
- */
-void srpt_login_last_refusal(struct srpt_tport *tport,
-			     struct srpt_login_stats *ls)
-{
-	struct srpt_login_stats *t = &tport->logins;
-
-	spin_lock(&t->lock);
-	ls->last_reason = t->last_reason;
-	memcpy(ls->last_i_port_id, t->last_i_port_id, 16);
-	strscpy(ls->last_peer, t->last_peer, sizeof(ls->last_peer));
-	strscpy(ls->last_why, t->last_why, sizeof(ls->last_why));
-	spin_unlock(&t->lock);
-}
-
-/**
- * srpt_login() - the login routine of every connection manager
- * @lc: the request, as the CM got it
- *
- * Validates the request, creates the channel with its QP and buffers,
- * registers the LIO session, applies the multichannel action and lets the
- * CM accept the connection, or reject it with the SRP_LOGIN_REJ of the
- * step that failed.
- *
- * Return: 0 if a channel owns the CM id now (the login was accepted, or
- * refused after the channel existed: its release destroys the id); a
- * negative errno if no channel was created and the CM must destroy the id.
- */
-int srpt_login(struct srpt_login_ctx *lc)
-{
-	struct srpt_rdma_ch *ch = NULL;
-	struct srp_login_rej rej;
-	u32 reason;
-
-	mutex_lock(&srpt_mutex);
-	reason = srpt_login_locked(lc, &ch);
-	/* Under srpt_mutex: lc->tport may go once it is dropped. */
-	srpt_login_count(lc, reason);
-	if (reason)
-		srpt_login_refused(lc, reason);
-	mutex_unlock(&srpt_mutex);
-	if (reason) {
-		srpt_build_login_rej(&rej, lc->lg.tag, reason);
-		lc->ops->reject(lc, &rej, sizeof(rej));
-	}
-	if (!ch)
-		return -ECONNREFUSED;
-	if (!reason) {
-		srpt_fault_delay(SRPT_FAULT_LOGIN);
-		ch->rtu_timeout_s = srpt_rtu_timeout();
-		schedule_delayed_work(&ch->rtu_timeout,
-				      ch->rtu_timeout_s * HZ);
-	}
-	srpt_ch_setup_done(ch, !reason);
 	return 0;
 }
 
@@ -1207,4 +641,24 @@ void srpt_cm_closed(struct srpt_rdma_ch *ch, const char *why)
 	pr_debug("%s: %s\n", ch->sess_name, why);
 	srpt_cm_settle(ch);
 	srpt_close_ch(ch);
+}
+
+/**
+ * srpt_ch_login_done() - the login is done with its channel
+ * @ch: channel in state NEW
+ * @accepted: the CM accepted the connection
+ *
+ * An accepted channel gets its RTU timeout (debugfs rtu_timeout_s) and
+ * waits for the RTU; any other goes to its release (srpt_ch_setup_done()).
+ * The login must not touch @ch afterwards.
+ */
+void srpt_ch_login_done(struct srpt_rdma_ch *ch, bool accepted)
+{
+	if (accepted) {
+		srpt_fault_delay(SRPT_FAULT_LOGIN);
+		ch->rtu_timeout_s = srpt_rtu_timeout();
+		schedule_delayed_work(&ch->rtu_timeout,
+				      ch->rtu_timeout_s * HZ);
+	}
+	srpt_ch_setup_done(ch, accepted);
 }

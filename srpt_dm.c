@@ -13,6 +13,7 @@
 #include <rdma/ib_mad.h>
 #include "srpt_dm.h"
 #include "srpt_ch.h"
+#include "srpt_login.h"
 
 #define SRPT_DM_CLASS_VERSION	1
 #define SRPT_DM_RESP_TIME	20	/* 4.096 us * 2^20 = 4.3 s */

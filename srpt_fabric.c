@@ -19,15 +19,14 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 #include "srpt_fabric.h"
-#include "srpt_ch.h"
 #include "srpt_cmd.h"
 #include "srpt_fabric_stats.h"
 #include "srpt_life.h"
+#include "srpt_login.h"
 #include "srpt_names.h"
 #include "srpt_rdma_cm.h"
 #include "srpt_stats.h"
 #include "srpt_compat.h"
-#include "srpt_names.h"
 
 static struct srpt_tpg *srpt_tpg(struct se_portal_group *se_tpg)
 {

@@ -30,8 +30,8 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 #include "srpt_fabric_stats.h"
-#include "srpt_ch.h"
 #include "srpt_life.h"
+#include "srpt_login.h"
 #include "srpt_proto.h"
 
 static struct srpt_tport *srpt_login_stats_tport(struct config_item *item)

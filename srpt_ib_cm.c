@@ -18,6 +18,7 @@
 #include <rdma/ib_cm.h>
 #include "srpt_ib_cm.h"
 #include "srpt_ch.h"
+#include "srpt_login.h"
 #include "srpt_proto.h"
 
 /* Prepare @qa for moving ch->qp to @state as the CM says; mask in @mask. */

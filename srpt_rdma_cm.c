@@ -14,6 +14,7 @@
 #include <rdma/ib_cm.h>
 #include "srpt_rdma_cm.h"
 #include "srpt_ch.h"
+#include "srpt_login.h"
 #include "srpt_proto.h"
 #include "srpt_stats.h"
 
