@@ -19,6 +19,7 @@
 #include "srpt_login.h"
 #include "srpt_ch.h"
 #include "srpt_life.h"
+#include "srpt_proto.h"
 #include "srpt_stats.h"
 #include "srpt_trace.h"
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Static checks that must stay clean: W=1 + sparse builds against the
-# Debian 6.12 and 6.1 headers, kernel-doc, checkpatch --strict.
+# Debian 6.12 and 6.1 headers, calls between files one way
+# (tools/file-calls.py), kernel-doc, checkpatch --strict.
 # Builds happen in copies under build/lint-<kver> so the tree's own
 # ib_srpt.ko (6.12) is left alone.
 set -euo pipefail
@@ -34,6 +35,13 @@ for k in "${kdirs[@]}"; do
 		echo "lint: $(basename "$k"): W=1 + sparse clean"
 	fi
 done
+
+# Calls between the module's files go one way, each through its header.
+if python3 tools/file-calls.py . >/dev/null; then
+	echo "lint: file calls one way, through the files' headers"
+else
+	rc=1
+fi
 
 kdoc=${kdirs[0]}/scripts/kernel-doc
 [ -x "$kdoc" ] || kdoc=$(ls /usr/src/linux-headers-6.12.*-common/scripts/kernel-doc 2>/dev/null | tail -1)
