@@ -410,9 +410,9 @@ struct srpt_recv_iu;
  * @size: receive buffers, all posted unless a channel holds them
  * @n_bufs: @size plus the spares (SRPT_SRQ_SPARES, fewer if the device's
  *	SRQ cannot hold them)
- * @lock: protects @spares and @retire
+ * @lock: protects @spares and @retire (srpt_buf.c takes it, nothing else)
  * @spares: buffers not posted, for the SRP_CRED_RSPs of channels with an
- *	SRP_CRED_REQ outstanding (srpt_sq.c)
+ *	SRP_CRED_REQ outstanding (srpt_srq_take_spare())
  * @retire: spares posted for SRP_CRED_REQs whose channel went before the
  *	SRP_CRED_RSP came: that many buffers go to @spares instead of being
  *	posted again

@@ -260,6 +260,62 @@ void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_srq_take_spare() - a spare of an SRQ for an SRP_CRED_RSP
+ * @srq: the SRQ
+ * @posted: set if a spare is already posted (one posted for a channel
+ *	that went before its SRP_CRED_RSP came, now counted as this one)
+ *
+ * Return: a spare buffer to post, or NULL (none left, or *@posted).
+ */
+struct srpt_recv_iu *srpt_srq_take_spare(struct srpt_srq *srq, bool *posted)
+{
+	struct srpt_recv_iu *iu = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	if (srq->retire) {
+		srq->retire--;
+		*posted = true;
+	} else {
+		iu = list_first_entry_or_null(&srq->spares, struct srpt_recv_iu,
+					      entry);
+		if (iu)
+			list_del_init(&iu->entry);
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return iu;
+}
+
+/**
+ * srpt_srq_keep_spare() - an SRQ buffer becomes a spare (not posted)
+ * @iu: the buffer, which took the SRP_CRED_RSP a spare was posted for
+ */
+void srpt_srq_keep_spare(struct srpt_recv_iu *iu)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&iu->srq->lock, flags);
+	list_add(&iu->entry, &iu->srq->spares);
+	spin_unlock_irqrestore(&iu->srq->lock, flags);
+}
+
+/**
+ * srpt_srq_retire_spare() - a spare stays posted for a channel that went
+ * @srq: the SRQ
+ *
+ * The next buffer posted again becomes a spare in its place
+ * (srpt_srq_post()).
+ */
+void srpt_srq_retire_spare(struct srpt_srq *srq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	srq->retire++;
+	spin_unlock_irqrestore(&srq->lock, flags);
+}
+
+/**
  * srpt_srq_post() - post a receive buffer of an SRQ
  * @iu: the buffer
  *

@@ -298,20 +298,8 @@ static void srpt_post_cred_spare(struct srpt_rdma_ch *ch)
 	unsigned long flags;
 	bool posted = false;
 
-	if (srq) {
-		spin_lock_irqsave(&srq->lock, flags);
-		if (srq->retire) {
-			srq->retire--;
-			posted = true;
-		} else {
-			iu = list_first_entry_or_null(&srq->spares,
-						      struct srpt_recv_iu,
-						      entry);
-			if (iu)
-				list_del_init(&iu->entry);
-		}
-		spin_unlock_irqrestore(&srq->lock, flags);
-	}
+	if (srq)
+		iu = srpt_srq_take_spare(srq, &posted);
 	spin_lock_irqsave(&ch->lock, flags);
 	if (!srq)
 		swap(iu, ch->spare);
@@ -326,13 +314,10 @@ static void srpt_post_cred_spare(struct srpt_rdma_ch *ch)
 /* The SRP_CRED_RSP in @iu answered the SRP_CRED_REQ a spare was posted for. */
 static void srpt_keep_spare(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 {
-	struct srpt_srq *srq = iu->srq;
 	unsigned long flags;
 
-	if (srq) {
-		spin_lock_irqsave(&srq->lock, flags);
-		list_add(&iu->entry, &srq->spares);
-		spin_unlock_irqrestore(&srq->lock, flags);
+	if (iu->srq) {
+		srpt_srq_keep_spare(iu);
 		return;
 	}
 	spin_lock_irqsave(&ch->lock, flags);
@@ -1015,11 +1000,8 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 	ch->cred_spare = false;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	/* A spare posted to the SRQ for an SRP_CRED_RSP that never came. */
-	if (spare && ch->srq) {
-		spin_lock_irqsave(&ch->srq->lock, flags);
-		ch->srq->retire++;
-		spin_unlock_irqrestore(&ch->srq->lock, flags);
-	}
+	if (spare && ch->srq)
+		srpt_srq_retire_spare(ch->srq);
 	list_for_each_entry_safe(iu, next, &parked, entry) {
 		list_del_init(&iu->entry);
 		srpt_drop_iu(iu);
