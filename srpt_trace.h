@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of ib_srpt (tracefs events/ib_srpt/): logins and their
- * rejections, channel state changes, SCSI commands received, responses
- * sent and failed work requests. Defined in srpt_stats.c.
+ * rejections, channel and command state changes, SCSI commands received,
+ * responses sent and failed work requests. Defined in srpt_stats.c.
  *
  *   echo 1 > /sys/kernel/tracing/events/ib_srpt/enable
  *   cat /sys/kernel/tracing/trace_pipe
