@@ -97,13 +97,30 @@ static bool srpt_ch_state_allowed(enum srpt_ch_state old,
 	}
 }
 
-/* Change the state of @ch if allowed; the caller holds ch->lock. */
+/*
+ * Change the state of @ch if allowed; the caller holds ch->lock. A close
+ * of a channel already closing, or an RTU after a close, is refused
+ * (false); a login or release step that finds another state than its own
+ * is a bug, warned about.
+ *
+ * The rule of a channel's life: only in LIVE does anything new start (a
+ * dispatch of a received IU, a pin of a task set function), and each
+ * takes a reference (__srpt_ch_get_live()); once the channel has left
+ * LIVE the references only fall, and the release waits for them all
+ * before it removes the LIO session and frees the QP and the buffers
+ * (srpt_ch_put_wait()).
+ */
 static bool __srpt_ch_change_state(struct srpt_rdma_ch *ch,
 				   enum srpt_ch_state new)
 {
 	lockdep_assert_held(&ch->lock);
-	if (!srpt_ch_state_allowed(ch->state, new))
+	if (!srpt_ch_state_allowed(ch->state, new)) {
+		WARN_ONCE(new == SRPT_CH_CONNECTING || new == SRPT_CH_DRAINING,
+			  "ib_srpt: channel %u: %s -> %s\n", ch->id,
+			  srpt_ch_state_name(ch->state),
+			  srpt_ch_state_name(new));
 		return false;
+	}
 	pr_debug("%s: channel %s -> %s\n", ch->sess_name,
 		 srpt_ch_state_name(ch->state), srpt_ch_state_name(new));
 	trace_srpt_ch_state(ch, ch->state, new);
@@ -209,6 +226,24 @@ void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted)
 }
 
 /**
+ * __srpt_ch_get_live() - a reference for new work, if the channel is LIVE
+ * @ch: channel; the caller holds ch->lock
+ *
+ * The one place new work on a channel is let in (see
+ * __srpt_ch_change_state()).
+ *
+ * Return: whether the channel is LIVE and the reference was taken.
+ */
+bool __srpt_ch_get_live(struct srpt_rdma_ch *ch)
+{
+	lockdep_assert_held(&ch->lock);
+	if (ch->state != SRPT_CH_LIVE)
+		return false;
+	refcount_inc(&ch->ref);
+	return true;
+}
+
+/**
  * srpt_ch_get() - take another reference to a channel
  * @ch: channel the caller holds a reference to, or whose release has not
  *	dropped its own yet (its receive completions, its CM's handlers)
@@ -305,9 +340,7 @@ bool srpt_ch_pin(struct srpt_rdma_ch *ch)
 	bool live;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	live = ch->state == SRPT_CH_LIVE && ch->sess;
-	if (live)
-		srpt_ch_get(ch);
+	live = ch->sess && __srpt_ch_get_live(ch);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	return live;
 }

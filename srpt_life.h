@@ -18,6 +18,7 @@ bool srpt_ch_change_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
 void srpt_close_ch(struct srpt_rdma_ch *ch);
 void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
 void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted);
+bool __srpt_ch_get_live(struct srpt_rdma_ch *ch);
 void srpt_ch_get(struct srpt_rdma_ch *ch);
 void srpt_ch_put(struct srpt_rdma_ch *ch);
 void srpt_ch_put_wait(struct srpt_rdma_ch *ch);

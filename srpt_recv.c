@@ -153,8 +153,8 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 	srpt_ch_get(ch);
 	for (;;) {
 		spin_lock_irqsave(&ch->lock, flags);
-		if (ch->state != SRPT_CH_LIVE || ch->iu_running ||
-		    list_empty(&ch->iu_wait) || list_empty(&ch->free_cmds)) {
+		if (ch->iu_running || list_empty(&ch->iu_wait) ||
+		    list_empty(&ch->free_cmds) || !__srpt_ch_get_live(ch)) {
 			grow = srpt_grow_due(ch);
 			spin_unlock_irqrestore(&ch->lock, flags);
 			if (grow)
@@ -166,8 +166,7 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 		cmd = list_first_entry(&ch->free_cmds, struct srpt_cmd, entry);
 		list_del_init(&cmd->entry);
 		cmd->clear_tas = false;		/* see srpt_ch_tasks() */
-		ch->cmds_busy++;
-		srpt_ch_get(ch);
+		ch->cmds_busy++;	/* with the reference just taken */
 		ch->iu_running = true;
 		spin_unlock_irqrestore(&ch->lock, flags);
 
