@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Receive buffers (a channel's, or a device's SRQ) and the memory of
- * command pools (srpt_buf.c).
- */
+/* srpt_buf.c: receive buffers (a channel's, an SRQ's), command pools. */
 #ifndef SRPT_BUF_H
 #define SRPT_BUF_H
 

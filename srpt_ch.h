@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * An SRP channel's making and ending (srpt_ch.c): a new channel set up
- * for a login, its connection events, its release; the module parameters
- * that size a login.
- */
+/* srpt_ch.c: a channel's setup, connection events, release; parameters. */
 #ifndef SRPT_CH_H
 #define SRPT_CH_H
 

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * SRP requests (srpt_cmd.c): the handler of a received IU and the LIO
- * fabric callbacks of a command's life.
- */
+/* srpt_cmd.c: the handler of received IUs, LIO callbacks of commands. */
 #ifndef SRPT_CMD_H
 #define SRPT_CMD_H
 

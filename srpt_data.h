@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Data buffers and RDMA contexts of commands (srpt_data.c).
- */
+/* Data buffers and RDMA contexts of commands (srpt_data.c). */
 #ifndef SRPT_DATA_H
 #define SRPT_DATA_H
 

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The Device Management agent (srpt_dm.c).
- */
+/* The Device Management agent (srpt_dm.c). */
 #ifndef SRPT_DM_H
 #define SRPT_DM_H
 

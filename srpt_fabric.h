@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The LIO fabric (srpt_fabric.c): registration, configfs.
- */
+/* The LIO fabric (srpt_fabric.c): registration, configfs. */
 #ifndef SRPT_FABRIC_H
 #define SRPT_FABRIC_H
 

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Target port counters in configfs fabric_statistics
- * (srpt_fabric_stats.c).
- */
+/* Target port counters in configfs (srpt_fabric_stats.c). */
 #ifndef SRPT_FABRIC_STATS_H
 #define SRPT_FABRIC_STATS_H
 

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * IB CM listeners and channels (srpt_ib_cm.c).
- */
+/* IB CM listeners and channels (srpt_ib_cm.c). */
 #ifndef SRPT_IB_CM_H
 #define SRPT_IB_CM_H
 

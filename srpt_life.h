@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The life of a channel (srpt_life.c): its state and the one function
- * that changes it, close requests, references, pins, and the list of
- * channels.
- */
+/* srpt_life.c: a channel's state, closing, references, the channel list. */
 #ifndef SRPT_LIFE_H
 #define SRPT_LIFE_H
 

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The login routine of both CMs and the registries it looks into: RDMA
- * devices, target ports and their TPGs (srpt_login.c).
- */
+/* srpt_login.c: the login of both CMs; devices, target ports, TPGs. */
 #ifndef SRPT_LOGIN_H
 #define SRPT_LOGIN_H
 

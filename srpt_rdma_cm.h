@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * RDMA/CM listeners and channels (srpt_rdma_cm.c).
- */
+/* RDMA/CM listeners and channels (srpt_rdma_cm.c). */
 #ifndef SRPT_RDMA_CM_H
 #define SRPT_RDMA_CM_H
 

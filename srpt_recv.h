@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The receive side of a channel (srpt_recv.c): buffers and pool at
- * login, the receive completion, the dispatch of received IUs, go-live.
- */
+/* srpt_recv.c: a channel's receive side, the dispatch of IUs, go-live. */
 #ifndef SRPT_RECV_H
 #define SRPT_RECV_H
 

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The send queue of a channel (srpt_sq.c): posting, the command pool's
- * entries and their return, credits, responses and RDMA transfers
- * waiting in order for send queue slots, the drain.
- */
+/* srpt_sq.c: a channel's send queue, pool entries, credits, the drain. */
 #ifndef SRPT_SQ_H
 #define SRPT_SQ_H
 

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * A channel's tasks on a LU, for task management (srpt_tasks.c).
- */
+/* A channel's tasks on a LU, for task management (srpt_tasks.c). */
 #ifndef SRPT_TASKS_H
 #define SRPT_TASKS_H
 
