@@ -2,10 +2,9 @@
 /*
  * ib_srpt - SCSI RDMA Protocol target for the LIO target core.
  *
- * The face of ib_srpt.c, the top of the house: module init and exit,
- * the parameters of the devices (srpt_service_guid) and the IB client
- * that adds and removes RDMA devices. It offers nothing to the other
- * files, and none of them includes this header.
+ * The face of ib_srpt.c, the top of the house: module init and exit, the
+ * devices' parameters (srpt_service_guid), the IB client adding and
+ * removing RDMA devices. It offers nothing; no other file includes it.
  *
  * The files, each calling only the ones below it (by name; the only
  * calls back up are those of LIO, verbs and the workqueue, the per-call

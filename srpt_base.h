@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The structures every file of ib_srpt shares: devices, ports, target
- * ports, TPGs, channels, commands and their buffers, with the defaults
- * and bounds of the tunables. Only declarations and small inlines.
+ * The structures every file shares (devices, ports, target ports, TPGs,
+ * channels, commands, buffers), and the tunables' defaults and bounds.
  */
 #ifndef SRPT_BASE_H
 #define SRPT_BASE_H
@@ -27,8 +26,7 @@
 
 /* Defaults and bounds of the tunables. */
 #define SRPT_DEF_MAX_REQ_SIZE	8260	/* ib_srp's default with imm. data */
-/* The in-kernel module's lower bound. */
-#define SRPT_MIN_MAX_REQ_SIZE	996
+#define SRPT_MIN_MAX_REQ_SIZE	996	/* the in-kernel module's */
 #define SRPT_MAX_MAX_REQ_SIZE	65536
 /* srp_sq_size: as the in-kernel module (a cap on the send queue here). */
 #define SRPT_DEF_SQ_SIZE	4096
@@ -49,47 +47,38 @@
 #define SRPT_DEF_RSP_SIZE	256
 #define SRPT_MIN_RSP_SIZE	(SRPT_RSP_FIXED_LEN + 4)	/* an SRP_RSP with response data */
 #define SRPT_MAX_RSP_SIZE	1024
-/*
- * srp_max_rdma_size, as in the in-kernel module: only advertised (DM
- * IOControllerProfile), it does not size RDMA contexts.
- */
+/* srp_max_rdma_size, as in-kernel: only advertised (IOControllerProfile) */
 #define SRPT_DEF_RDMA_SIZE	SZ_64K
 #define SRPT_MIN_RDMA_SIZE	SZ_64K
 #define SRPT_MAX_RDMA_SIZE	SZ_16M
 /*
- * Bytes of one RDMA context: 256 pages, the most one MR of rdma_rw covers;
- * rdma_rw splits a context further by the device's SGE limit where it
- * uses no MRs. debugfs ib_srpt/rw_size lowers it for tests (at least a
- * page): more contexts and send queue work requests per byte.
+ * Bytes of one RDMA context: 256 pages, the most one rdma_rw MR covers
+ * (without MRs rdma_rw splits by SGE limit). Tests lower it (debugfs
+ * rw_size, a page at least) for more contexts and WRs per byte.
  */
 #define SRPT_RW_SIZE		SZ_1M
 /* RDMA contexts of a channel: the largest command twice over. */
 #define SRPT_MIN_RW_CTXS	(2 * SRPT_MAX_DATA_LEN / SRPT_RW_SIZE)
-/* Largest data length of one SCSI command. */
-#define SRPT_MAX_DATA_LEN	SZ_64M
+#define SRPT_MAX_DATA_LEN	SZ_64M	/* of one SCSI command */
 /* RDMA contexts kept in a command; more are allocated on demand. */
 #define SRPT_INLINE_RW		2
-/* Most RDMA contexts one command may use. */
-#define SRPT_MAX_RW		1024
+#define SRPT_MAX_RW		1024	/* RDMA contexts of one command */
 /*
- * The responder's minimum RNR NAK timer of every channel's QP (both CMs):
- * how long an initiator waits before it sends again a message that found
- * no receive buffer posted (an SRQ may hold fewer buffers than its
- * channels have credits). Left at 0 it would be 655.36 ms.
+ * Minimum RNR NAK timer of every channel's QP (both CMs): how long an
+ * initiator waits to resend a message that found no receive buffer (an
+ * SRQ may hold fewer than its channels' credits). 0 is 655.36 ms.
  */
 #define SRPT_MIN_RNR_TIMER	IB_RNR_TIMER_000_16
 /*
- * Receive buffers of an SRQ beyond srpt_srq_size, posted only while a
- * channel on it has an SRP_CRED_REQ outstanding (for the SRP_CRED_RSP,
- * which uses no credit). More channels with one outstanding at once rely
- * on RNR retries.
+ * SRQ buffers beyond srpt_srq_size, posted only for channels with an
+ * SRP_CRED_REQ outstanding (srpt_post_cred_spare()); more such channels
+ * at once rely on RNR retries.
  */
 #define SRPT_SRQ_SPARES		8
 
 /**
  * enum srpt_ch_state - life of an RDMA channel, only ever moving forward
- * @SRPT_CH_NEW: the login is setting the channel up; a request to close
- *	it is only recorded, the login hands the channel to its release
+ * @SRPT_CH_NEW: the login sets the channel up; a close is only recorded
  * @SRPT_CH_CONNECTING: login accepted, waiting for RTU / ESTABLISHED;
  *	IUs that arrive are parked
  * @SRPT_CH_LIVE: commands are executed
@@ -97,11 +86,10 @@
  * @SRPT_CH_DRAINING: nothing is posted any more, the QP is (being)
  *	drained, then commands finish and resources are freed
  *
- * Transitions (srpt_life.c, the only place that changes the state):
- * NEW -> CONNECTING (login accepted) or DISCONNECTING (login failed, or a
- * close was requested during it); CONNECTING -> LIVE (RTU); CONNECTING
- * and LIVE -> DISCONNECTING (srpt_close_ch()); DISCONNECTING -> DRAINING
- * (release work).
+ * Transitions, made in srpt_life.c only: NEW -> CONNECTING (accepted) or
+ * DISCONNECTING (failed, or close requested); CONNECTING -> LIVE (RTU);
+ * CONNECTING, LIVE -> DISCONNECTING (srpt_close_ch()); DISCONNECTING ->
+ * DRAINING (release work).
  */
 enum srpt_ch_state {
 	SRPT_CH_NEW,
@@ -133,13 +121,12 @@ struct srpt_port {
  *	also its IB CM service ID
  * @cm_id: IB CM listener, or NULL
  * @event_handler: port events
- * @entry: in the device list logins look devices up in (srpt_ch.c);
- *	off it once removal has started
- * @removing: removal has started: channel releases no longer wait for
- *	a port of it to come back (srpt_ch.c)
- * @srq: the shared receive queue of the channels logged in with use_srq=1,
- *	made at the first such login, freed when the last of them is
- *	released (srpt_ch.c); or NULL
+ * @entry: in the device list of logins (srpt_login.c); off it once
+ *	removal has started
+ * @removing: removal has started: releases no longer wait for a port of
+ *	it to come back (srpt_ch.c)
+ * @srq: SRQ of the use_srq=1 channels, from the first such login until
+ *	the last is released (srpt_ch.c), or NULL
  * @port_cnt: number of entries in @port
  * @port: per port state
  */
@@ -158,17 +145,15 @@ struct srpt_device {
 
 /**
  * struct srpt_tpg_attrib - TPG tunables (configfs attrib/)
- * @max_rdma_size: srp_max_rdma_size, advertised in the DM
- *	IOControllerProfile (the in-kernel module's meaning)
+ * @max_rdma_size: srp_max_rdma_size (SRPT_DEF_RDMA_SIZE)
  * @max_rsp_size: largest IU sent to the initiator (MAX_TI_IU_LEN)
  * @sq_size: most send queue work requests per channel (responses and
  *	RDMA), at least SRPT_MIN_SEND_WRS; fewer if the credits need fewer
  * @credits: receive buffers, and so credits, per channel
- * @use_srq: new channels share the device's receive queue (struct
- *	srpt_srq) instead of having @credits receive buffers each
+ * @use_srq: new channels receive through the device's SRQ, not @credits
+ *	buffers each
  * @max_channels: most channels of the target port, 0 for no limit
- * @max_nexus_channels: most channels of one initiator port to the target
- *	port (one I_T nexus), 0 for no limit
+ * @max_nexus_channels: most channels of one I_T nexus, 0 for no limit
  */
 struct srpt_tpg_attrib {
 	u32	max_rdma_size;
@@ -181,9 +166,8 @@ struct srpt_tpg_attrib {
 };
 
 /**
- * enum srpt_stat - what the channels of a target port did, counted per
- *	channel (debugfs ib_srpt/channels) and, once a channel is released,
- *	in its target port (configfs fabric_statistics/srpt_port_stats)
+ * enum srpt_stat - counters of a channel (debugfs ib_srpt/channels), added
+ *	to its target port's (srpt_port_stats) at release
  * @SRPT_STAT_CMDS: SRP_CMDs received
  * @SRPT_STAT_TMFS: SRP_TSK_MGMTs received
  * @SRPT_STAT_BYTES_IN: data-out bytes received (RDMA READ, immediate data)
@@ -210,8 +194,7 @@ enum srpt_stat {
 };
 
 /**
- * struct srpt_login_stats - logins to a target port (configfs
- *	fabric_statistics/srpt_login_stats)
+ * struct srpt_login_stats - logins to a target port (srpt_login_stats)
  * @accepted: logins accepted
  * @rejected: logins refused, by SRP_LOGIN_REJ reason (srpt_rej_index())
  * @lock: protects the @last_* fields
@@ -239,8 +222,7 @@ struct srpt_login_stats {
  * @entry: in srpt_tport_list
  * @tpgs: its TPGs (struct srpt_tpg.entry), by tag; under srpt_mutex
  * @logins: login counters
- * @released: SRPT_STAT_* of the channels released so far (srpt_ch.c adds
- *	them under its channel list lock)
+ * @released: SRPT_STAT_* of released channels (under srpt_life.c's lock)
  * @login_stats_group: configfs fabric_statistics/srpt_login_stats
  * @port_stats_group: configfs fabric_statistics/srpt_port_stats
  */
@@ -321,10 +303,8 @@ struct srpt_cm_ops;
  * @ip_raw: the same as IPv6 (IPv4 v4-mapped), if @has_ip
  * @has_ip: the login came with an IP address
  * @rdma_param: the initiator's RDMA/CM connection parameters
- * @peer: the initiator's address as session listings show it: its IP
- *	address (RDMA/CM) or port GID (IB CM)
- * @why: what the login step that refused the login found wrong, for the
- *	one log line and the target port's counters
+ * @peer: initiator IP (RDMA/CM) or port GID (IB CM), for session listings
+ * @why: what the refusing step found wrong (log line, port counters)
  */
 struct srpt_login_ctx {
 	struct ib_device		*ib_dev;
@@ -375,11 +355,9 @@ struct srpt_cm_ops {
  * struct srpt_recv_layout - how receive buffers are laid out
  * @size: bytes an IU may have (MAX_IT_IU_LEN), received at @pad
  * @imm_data_offset: where immediate data starts in an IU, 0 if none
- * @pad: bytes in front of the IU, so that immediate data starts on a page
- *	boundary as block devices need it
+ * @pad: bytes before the IU, so immediate data starts on a page boundary
  * @alloc: bytes allocated per buffer
- * @pages: the buffers are whole pages (immediate data, or IUs larger than
- *	a page: kmalloc would round 8260 bytes up to 16 KiB), else kmalloc()
+ * @pages: whole pages (immediate data, or IUs over a page), else kmalloc()
  * @imm_sg_cnt: scatterlist entries per buffer for immediate data
  */
 struct srpt_recv_layout {
@@ -392,32 +370,27 @@ struct srpt_recv_layout {
 };
 
 /*
- * The immediate data offset the receive buffers of an SRQ are laid out
- * for: ib_srp's (an SRP_CMD, 16 bytes of additional CDB, the 4-byte
- * descriptor of the data). A channel on the SRQ that asks for another
- * gets no immediate data.
+ * Immediate data offset of SRQ buffers: ib_srp's (SRP_CMD, 16 bytes of
+ * additional CDB, 4-byte data descriptor). A channel on the SRQ asking
+ * for another gets no immediate data.
  */
 #define SRPT_SRQ_IMM_OFFSET	68
 
 struct srpt_recv_iu;
 
 /**
- * struct srpt_srq - a shared receive queue: the receive buffers of all
- *	channels of a device that logged in with use_srq=1
+ * struct srpt_srq - a device's shared receive queue (use_srq=1 channels)
  * @srq: the verbs SRQ
  * @sdev: its device
  * @users: channels that use it (srpt_ch.c, under its SRQ mutex)
  * @size: receive buffers, all posted unless a channel holds them
- * @n_bufs: @size plus the spares (SRPT_SRQ_SPARES, fewer if the device's
- *	SRQ cannot hold them)
+ * @n_bufs: @size plus up to SRPT_SRQ_SPARES spares (as the device allows)
  * @lock: protects @spares and @retire (srpt_buf.c takes it, nothing else)
  * @spares: buffers not posted, for the SRP_CRED_RSPs of channels with an
  *	SRP_CRED_REQ outstanding (srpt_srq_take_spare())
- * @retire: spares posted for SRP_CRED_REQs whose channel went before the
- *	SRP_CRED_RSP came: that many buffers go to @spares instead of being
- *	posted again
- * @layout: their layout (srp_max_req_size bytes, immediate data at
- *	SRPT_SRQ_IMM_OFFSET)
+ * @retire: spares left posted by channels gone before their SRP_CRED_RSP:
+ *	that many reposts go to @spares instead
+ * @layout: the buffers' layout (srp_max_req_size, SRPT_SRQ_IMM_OFFSET)
  * @recv: the buffers
  * @imm_sgs: their scatterlists for immediate data
  */
@@ -471,10 +444,9 @@ struct srpt_recv_iu {
  * @cnt: entries of @sg mapped by @rw
  * @active: @rw is initialised
  * @own_sg: @sg is allocated for this context
- * @buf: piece of the data buffer LIO sees (from target_alloc_sgl): the
- *	command's bytes in full pages, rw_size bytes per piece, chained; only
- *	the first pieces of cmd->rw carry one, and not in the order of the
- *	contexts
+ * @buf: piece of LIO's data buffer (target_alloc_sgl()), rw_size bytes in
+ *	whole pages, chained; only the first of cmd->rw carry one, not in
+ *	context order (srpt_alloc_buf())
  * @buf_nents: entries in @buf
  * @buf_len: bytes in @buf
  */
@@ -498,20 +470,16 @@ struct srpt_rw {
  * @SRPT_CMD_FREE: in the pool (ch->free_cmds)
  * @SRPT_CMD_RECEIVED: holds a received IU that is being handled (parsed,
  *	refused, a task set function at work), not LIO's
- * @SRPT_CMD_TABLE: its indirect descriptor table is being fetched (RDMA
- *	READ waiting for the send queue, or posted)
+ * @SRPT_CMD_TABLE: RDMA READ of its indirect table queued or posted
  * @SRPT_CMD_IN_LIO: LIO executes it (a SCSI command or a TMF)
- * @SRPT_CMD_DATA_OUT: RDMA READ of its data-out waiting for the send
- *	queue, or posted; LIO waits for it
- * @SRPT_CMD_RSP: its response (after the RDMA WRITEs of its data-in)
- *	waiting for the send queue, or posted
+ * @SRPT_CMD_DATA_OUT: RDMA READ of its data-out queued or posted; LIO waits
+ * @SRPT_CMD_RSP: its response (after RDMA WRITEs of data-in) queued or posted
  * @SRPT_CMD_SENT: its response was sent or will never be; LIO (if it has
  *	the command) has yet to release it
  * @SRPT_CMD_NR: number of states
  *
- * Changed by srpt_cmd_set_state() (srpt_sq.c), which checks the
- * transition (enum srpt_cmd_state's table there). A command waits in
- * ch->sq_wait or ch->rsp_wait only in TABLE, DATA_OUT or RSP.
+ * Changed only by srpt_cmd_set_state() (srpt_sq.c), which checks it;
+ * queued means in ch->sq_wait or ch->rsp_wait (TABLE, DATA_OUT, RSP only).
  */
 enum srpt_cmd_state {
 	SRPT_CMD_FREE,
@@ -560,16 +528,14 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @sub_tmr: an ABORT TASK of an ABORT or CLEAR TASK SET (srpt_cmd.c), not
  *	from the pool: its release counts down @sub_set instead
  * @sub_set: see @sub_tmr
- * @clear_tas: a CLEAR TASK SET from another I_T nexus aborts the command,
- *	and the LU's TAS bit is set: if LIO aborts it, it is answered TASK
- *	ABORTED (set and cleared under ch->lock: srpt_ch_tasks())
+ * @clear_tas: a CLEAR TASK SET of another I_T nexus, on a LU with TAS,
+ *	aborts it: answered TASK ABORTED if LIO does (ch->lock: srpt_ch_tasks())
  * @tas_rsp: LIO aborted it with @clear_tas set (srpt_aborted_task())
  * @logout: the IU is the target's SRP_T_LOGOUT (srpt_ch_send_logout())
  * @in_order: the response waits in ch->sq_wait, behind every response
  *	queued before it (a TMF's: srpt_ch_wait_answered())
  * @state: see enum srpt_cmd_state
- * @sq_waited: what @state waits for found the send queue (or the MR pool)
- *	full and was counted in SRPT_STAT_SQ_WAITS (under ch->lock)
+ * @sq_waited: this wait was counted in SRPT_STAT_SQ_WAITS (under ch->lock)
  * @table: indirect descriptor table fetched from the initiator, or NULL
  * @table_sg: @table as the RDMA READ's buffer
  * @table_done: what to call once @table is in (srpt_fetch_table())
@@ -654,26 +620,20 @@ struct srpt_task {
  * @post_lock: held while posting to @qp; the DRAINING transition takes it
  * @state: see enum srpt_ch_state; changed in srpt_life.c only
  * @close_requested: srpt_close_ch() was called while the state was NEW
- * @logout_reason: SRPT_T_LOGOUT_* reason of the SRP_T_LOGOUT the release
- *	sends before the disconnect, or -1 (srpt_logout_ch(); under @lock)
+ * @logout_reason: SRP_T_LOGOUT reason the release sends, or -1 (under @lock)
  * @logout_sent: the SRP_T_LOGOUT went out, or will not
  * @accepted: the CM accepted the connection (a DREQ is due at teardown)
- * @cm_settled: the connection got established or failed after the accept
- *	(set by the CM event handler; the release work waits for it)
- * @iu_running: one context is dispatching ch->iu_wait (IUs are handled
- *	one at a time, in arrival order; under @lock)
+ * @cm_settled: established or failed after the accept (srpt_cm_end())
+ * @iu_running: a context dispatches @iu_wait (one at a time; under @lock)
  * @rq_size: receive buffers, credits granted at login
- * @sq_size: send queue work requests asked for (before rdma_rw adds the
- *	RDMA contexts' own)
+ * @sq_size: send queue WRs asked for (rdma_rw adds its contexts' own)
  * @max_req_size: MAX_IT_IU_LEN, size of a receive buffer
  * @max_rsp_size: MAX_TI_IU_LEN, size of a response buffer
  * @rw_size: most bytes per RDMA context (SRPT_RW_SIZE, or debugfs rw_size)
  * @imm_data_offset: immediate data offset, 0 if not granted
- * @srq: the device's shared receive queue the channel receives from, or
- *	NULL: it has receive buffers of its own
+ * @srq: the device's SRQ it receives from, or NULL (buffers of its own)
  * @last_wqe: the QP (on @srq) took its last receive (IB_EVENT_QP_LAST_WQE_REACHED)
- * @sess_closed: LIO's close_session() is done with the channel (the
- *	release waits for it if LIO took the session off its ACL's list)
+ * @sess_closed: close_session() is done (srpt_wait_close_session())
  * @layout: layout of the receive buffers (the SRQ's, with @srq)
  * @recv: receive buffers (@rq_size + 1 of them: see @spare), NULL with @srq
  * @spare: the receive buffer not posted (without @srq), or NULL while it is
@@ -685,30 +645,25 @@ struct srpt_task {
  *	@lock, up to @max_cmds, and shrinks only when the channel is freed
  * @n_cmds: commands in @cmd_chunks
  * @max_cmds: most commands the pool grows to
- * @dispatch_work: grows the pool if it ran out of commands and
- *	dispatches the IUs that wait (srpt_recv.c)
- * @dispatch_queued: @dispatch_work is queued and holds a reference to
- *	the channel (under @lock)
+ * @dispatch_work: grows an exhausted pool, dispatches waiting IUs (srpt_recv.c)
+ * @dispatch_queued: @dispatch_work is queued, with a reference (under @lock)
  * @free_cmds: unused commands of the pool
  * @cmds_busy: commands not in @free_cmds (under @lock)
  * @cred_req_out: an SRP_CRED_REQ is unanswered (under @lock)
  * @cred_req_tag: the tag of the current or next SRP_CRED_REQ (under @lock)
  * @ref: references (srpt_ch_get()): the release's own, every command out
- *	of the pool, every context working on the channel, every pin of a
- *	task set function; the release removes @sess and frees the channel
- *	only when all are gone (srpt_ch_put_wait())
+ *	of the pool, every context working on the channel (a dispatch, the
+ *	dispatch work, a send queue kick), every task set function's pin;
+ *	the release removes @sess and frees the channel only when all are
+ *	gone (srpt_ch_put_wait())
  * @iu_wait: received IUs not yet dispatched, in arrival order
- * @sq_wait: commands waiting for send queue slots or RDMA contexts (RDMA
- *	READs of data-out, responses with data-in), in the order they must
- *	start
+ * @sq_wait: commands waiting for send queue slots or RDMA contexts
+ *	(data-out READs, responses with data-in), in start order
  * @rsp_wait: responses without data waiting for a send queue slot, in
- *	order; they start before anything in @sq_wait (each gives a credit
- *	back, and a small send queue would otherwise hold them behind every
- *	queued RDMA READ)
- * @post_failed: commands of which ib_post_send() took only the first work
- *	requests: these may still touch the data buffers until the drain
- *	flushed them, so the commands are failed only after that (under
- *	@post_lock)
+ *	order, started before @sq_wait (each returns a credit; a small send
+ *	queue would hold them behind every queued RDMA READ)
+ * @post_failed: commands whose chain was posted in part: failed only once
+ *	the drain flushed it (srpt_post_send(); under @post_lock)
  * @sq_kicking: one context is starting the commands of @sq_wait
  * @sq_kick_again: resources came back while @sq_kicking; look again
  * @sq_wr_avail: free send queue slots
@@ -727,8 +682,7 @@ struct srpt_task {
  * @sess: LIO session
  * @entry: in srpt_ch_list
  * @release_work: tears the channel down
- * @rtu_timeout: closes an accepted channel whose connection did not get
- *	established in time (srpt_ch.c)
+ * @rtu_timeout: closes an accepted channel not established in time
  * @rtu_timeout_s: that time in seconds, taken at login
  */
 struct srpt_rdma_ch {
@@ -827,12 +781,7 @@ struct srpt_port_counts {
 	u64	credits;
 };
 
-/**
- * srpt_ch_count() - count in a channel's statistics
- * @ch: channel
- * @stat: which counter
- * @n: how much
- */
+/* Add @n to counter @stat of @ch. */
 static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat,
 				 u64 n)
 {
@@ -847,7 +796,6 @@ static inline bool srpt_same_nexus(const struct srpt_rdma_ch *a,
 	       !memcmp(a->t_port_id, b->t_port_id, sizeof(a->t_port_id));
 }
 
-/* The RDMA device of a channel. */
 static inline struct ib_device *srpt_ch_dev(struct srpt_rdma_ch *ch)
 {
 	return ch->sport->sdev->ib_dev;

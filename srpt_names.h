@@ -21,9 +21,8 @@
  * @port_id: initiator port ID (extension || GUID), if @has_port_id
  * @guid: initiator port GUID (second half of the port ID), if @has_guid
  * @ip: initiator IP address (IPv4 as v4-mapped IPv6), if @has_ip
- * @has_port_id: the name is a port ID: [0x]<32 hex>, or eight groups of
- *	four hex digits
- * @has_guid: the name is a port GUID: [0x]<16 hex> or xxxx:xxxx:xxxx:xxxx
+ * @has_port_id: the name is a port ID (forms: srpt_parse_port_name())
+ * @has_guid: the name is a port GUID (forms: srpt_parse_port_name())
  * @has_ip: the name is an IPv4 or IPv6 address (any spelling)
  */
 struct srpt_acl_id {

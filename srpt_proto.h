@@ -38,12 +38,7 @@ enum srpt_tm_rsp_code {
 /* SRP_LOGIN_REJ reasons are 0x00010000 + 0..SRPT_REJ_NR - 1. */
 #define SRPT_REJ_NR		7
 
-/*
- * What an IU sent to the initiator says (srpt_rsp_outcome()): OK is GOOD
- * status, a TMF that completed, an SRP_CRED_REQ or a logout the target
- * chose; ERROR any other status or TMF result, or a logout for an IU the
- * target could not take; ABORTED the status TASK ABORTED.
- */
+/* What an IU sent to the initiator says: see srpt_rsp_outcome(). */
 enum srpt_rsp_outcome {
 	SRPT_RSP_OK,
 	SRPT_RSP_ERROR,

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Counters of resources and events (debugfs), fault points, the
- * tracepoints' home (srpt_stats.c): used by every file.
- */
+/* srpt_stats.c: counters (debugfs), fault points, tracepoints; for all files */
 #ifndef SRPT_STATS_H
 #define SRPT_STATS_H
 
@@ -56,7 +53,6 @@ enum srpt_event {
 	SRPT_EV_NR
 };
 
-/* srpt_stats.c: resource and event counters */
 void srpt_res_add(enum srpt_res res, long n);
 void srpt_event(enum srpt_event ev);
 const char *srpt_stat_name(enum srpt_stat stat);
@@ -79,8 +75,7 @@ void srpt_stats_exit(void);
  * @SRPT_FAULT_NP_LISTEN: an np listener, after rdma_listen()
  * @SRPT_FAULT_UNLOAD: module exit (or failed init), the rdma_cm_port
  *	listener stopped, the IB client not yet unregistered
- * @SRPT_FAULT_CLOSE_SESSION: LIO's close_session, before it reads the
- *	session
+ * @SRPT_FAULT_CLOSE_SESSION: LIO's close_session, before it reads the session
  * @SRPT_FAULT_RELEASE: a channel's release, before it removes its session
  * @SRPT_FAULT_FAIL_INIT: the end of module init, which then fails
  * @SRPT_FAULT_DISPATCH: a dispatch of a received IU outside the channel's
