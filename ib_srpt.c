@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ib_srpt - SCSI RDMA Protocol (SRP) target for the LIO target core.
- *
- * Module entry: parameters, the IB client that tracks RDMA devices and
- * their ports, and the order in which the parts start and stop.
+ * Module entry: parameters, the IB client tracking RDMA devices and their
+ * ports, and the order in which the parts start and stop.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -86,11 +85,9 @@ static const char *srpt_port_event_name(enum ib_event_type type)
 }
 
 /*
- * Port events: an SM that changed, lost state or asks clients to
- * re-register may have forgotten the port's capability mask - set the DM
- * capability again. Channels need little: their QPs report their own
- * errors, and logins look the GIDs up when they come; only releases that
- * wait for a port that was down to send their DREQ learn that it is back.
+ * Port events: set the DM capability again (srpt_dm_port_refresh()).
+ * Channels need little: their QPs report their own errors, logins look GIDs
+ * up as they come; only releases waiting for a down port learn it is up.
  */
 static void srpt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 {

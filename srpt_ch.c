@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * An SRP channel's making and ending: a new channel with its QP, buffers
- * (or its share of the device's SRQ) and LIO session, set up for a login
- * (srpt_login.c); its connection events (RTU, the CM ending it, QP
- * events); and its release, one work item that reads top to bottom
- * (Documentation/ib_srpt.rst, Life of a channel). Also the module
- * parameters that size a login (srp_max_req_size, srpt_srq_size).
+ * An SRP channel's making and ending: set up for a login (srpt_login.c)
+ * with its QP, buffers (or a share of the device's SRQ) and LIO session;
+ * its connection events (RTU, the CM ending it, QP events); its release,
+ * one work item read top to bottom (Documentation/ib_srpt.rst, Life of a
+ * channel). Also the module parameters that size a login.
  *
- * Ownership: a channel is on the channel list from the start of its login.
- * Until the login calls srpt_ch_login_done() the login alone tears it
- * down (close requests are recorded); afterwards the release work alone.
+ * Ownership: until srpt_ch_login_done() the login alone tears a channel
+ * down (close requests are recorded), afterwards the release work alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,9 +42,6 @@ MODULE_PARM_DESC(srpt_srq_size,
 
 /**
  * srpt_check_params() - refuse out-of-range module parameters
- *
- * As the in-kernel module does: the module does not load, and a log line
- * names the parameter and its range.
  *
  * Return: 0 or -EINVAL.
  */
@@ -91,11 +86,10 @@ u32 srpt_srq_depth(void)
 }
 
 /*
- * How long an accepted login may take to get its connection established.
- * An initiator's CM that answers the REP with an MRA (the RDMA/CM does for
- * user-space consumers that have not accepted yet) makes ours wait about
- * 70 s before each of up to 15 REP retries: a login that never completes
- * would hold its channel and buffers for a quarter of an hour.
+ * How long an accepted login may take to get established. An initiator CM
+ * answering the REP with an MRA (the RDMA/CM does for user-space consumers
+ * not yet accepted) makes ours wait ~70 s before each of up to 15 REP
+ * retries: a stuck login would hold its channel and buffers for 15 min.
  */
 #define SRPT_RTU_TIMEOUT_S	60
 /* In seconds; debugfs ib_srpt/rtu_timeout_s (tests wait less), 1 at least. */
@@ -112,11 +106,9 @@ static u32 srpt_rw_size(void)
 }
 
 /**
- * srpt_ch_debugfs_init() - create debugfs ib_srpt/rtu_timeout_s (how long
- * an accepted login may wait for its RTU) and ib_srpt/rw_size (bytes per
- * RDMA context of new channels, for tests)
+ * srpt_ch_debugfs_init() - create debugfs ib_srpt/rtu_timeout_s and rw_size
  *
- * srpt_stats_exit() removes it with the directory.
+ * srpt_stats_exit() removes them with the directory.
  */
 void srpt_ch_debugfs_init(void)
 {
@@ -138,16 +130,10 @@ void srpt_port_active(struct srpt_port *sport)
 	wake_up_all(&srpt_ch_waitq);
 }
 
-/*
- * How long the release of a channel closed between accept and RTU waits
- * for the RTU, so that it can end the connection with a DREQ.
- */
+/* How long a release of a channel closed before its RTU waits for it. */
 #define SRPT_RTU_WAIT	(5 * HZ)
 
-/*
- * How long the release of a channel whose port is down waits for the port
- * before it ends the connection all the same.
- */
+/* How long a release waits for a down port before its DREQ anyway. */
 #define SRPT_PORT_WAIT	(10 * HZ)
 
 /*
@@ -198,19 +184,17 @@ static void srpt_cm_settle(struct srpt_rdma_ch *ch)
 }
 
 /*
- * End the connection of an accepted channel. Closed before the RTU came,
- * the CM still waits for it: a disconnect now sends nothing, and
- * destroying the id would send a REJ - which an initiator that already
- * got the REP and sent its RTU ignores (Linux does), keeping a connection
- * whose other end is gone until its commands time out. So wait for the
- * RTU (or the CM giving up), then send the DREQ; an initiator that never
- * answers only delays the release by SRPT_RTU_WAIT.
+ * End the connection of an accepted channel. Before the RTU the CM still
+ * waits for it: a disconnect sends nothing, and destroying the id sends a
+ * REJ, which an initiator that got the REP and sent its RTU ignores (Linux
+ * does), keeping a dead connection until its commands time out. So wait
+ * for the RTU (or the CM giving up), then send the DREQ; a silent
+ * initiator delays the release by SRPT_RTU_WAIT at most.
  *
- * A CM message sent while the port is down is lost - and on soft-RoCE it
- * also moves the port's GSI QP to the error state for good, so that no
- * login reaches the port any more until the device is added again. So a
- * channel whose port went down (the usual reason its QP failed) waits
- * for the port, at most SRPT_PORT_WAIT, before its DREQ.
+ * A CM message sent while the port is down is lost, and on soft-RoCE puts
+ * the port's GSI QP in error for good (no login until the device is added
+ * again): a channel whose port went down (the usual reason its QP failed)
+ * waits for it, at most SRPT_PORT_WAIT, before its DREQ.
  */
 static void srpt_cm_end(struct srpt_rdma_ch *ch)
 {
@@ -243,10 +227,9 @@ static void srpt_rtu_timeout_work(struct work_struct *w)
 }
 
 /*
- * Login step, with use_srq=1: the channel receives through the device's
- * SRQ, made at the first such login. Immediate data only at the offset
- * its buffers are laid out for. If the device has no SRQ (or no memory
- * for it), the channel gets receive buffers of its own.
+ * Login step, with use_srq=1: receive through the device's SRQ (made at
+ * the first such login), immediate data only at its buffers' offset. No
+ * SRQ (or no memory for one): receive buffers of its own.
  */
 static void srpt_ch_use_srq(struct srpt_rdma_ch *ch)
 {
@@ -298,13 +281,12 @@ static void srpt_ch_leave_srq(struct srpt_rdma_ch *ch)
 }
 
 /*
- * LIO's target_shutdown_sessions() (ACL removed, its queue depth changed)
- * takes a session off the ACL's list under nacl_sess_lock, drops the lock
- * and then calls close_session() - also when the session was stopped and
- * released in between. A session so taken off (its sess_acl_list empty;
- * target_stop_session() keeps later shutdowns from taking it) has a
- * close_session() call coming or running: wait for it before the session
- * and the channel are freed.
+ * LIO's target_shutdown_sessions() (ACL removed, queue depth changed)
+ * takes a session off the ACL's list under nacl_sess_lock, drops the lock,
+ * then calls close_session() - even if the session was stopped and
+ * released in between. A session so taken off (sess_acl_list empty; after
+ * target_stop_session() no later shutdown takes it) has a close_session()
+ * coming or running: wait for it before freeing the session and channel.
  */
 static void srpt_wait_close_session(struct srpt_rdma_ch *ch)
 {
@@ -330,12 +312,12 @@ static void srpt_release_ch_work(struct work_struct *w)
 
 	/*
 	 * Drain first: on siw a graceful disconnect of a QP whose connection
-	 * already failed moves it to CLOSING without flushing its send
-	 * queue, and nothing flushes it later - ib_drain_qp() would return
-	 * with responses never completed, and the session would wait for
-	 * their commands forever. The error state flushes everything. A
-	 * target that logs the channel out (TPG disabled, ACL, device or
-	 * module gone, a SINGLE login of its nexus) says so just before.
+	 * failed moves it to CLOSING without flushing its send queue, nor
+	 * does anything later - ib_drain_qp() would return with responses
+	 * never completed, the session waiting for their commands forever;
+	 * the error state flushes all. A target logging the channel out (TPG
+	 * disabled, ACL, device or module gone, a SINGLE login of its nexus)
+	 * says so just before.
 	 */
 	srpt_ch_send_logout(ch);
 	srpt_ch_drain(ch);
@@ -392,10 +374,9 @@ static void srpt_qp_event(struct ib_event *ev, void *context)
 }
 
 /*
- * Receive completions the CQ of @ch may have to hold: one per receive
- * buffer the QP can take. On an SRQ that is every buffer of it: an
- * initiator that ignores its credits can take them all, and the CQ must
- * not overflow (it may be shared with other channels).
+ * Receive completions @ch's CQ may have to hold: one per buffer the QP can
+ * take - on an SRQ all of them (an initiator ignoring its credits can),
+ * and the CQ, maybe shared with other channels, must not overflow.
  */
 static u32 srpt_ch_recv_cqes(struct srpt_rdma_ch *ch, u32 max_recv_wr)
 {
@@ -454,21 +435,19 @@ static void srpt_qp_init_attr(struct srpt_rdma_ch *ch,
  * RDMA contexts: one of rw_size (SRPT_RW_SIZE) per response slot, at
  * least SRPT_MIN_RW_CTXS, so that the largest command (SRPT_MAX_DATA_LEN,
  * in descriptors that need a part context each) fits in the send queue
- * and the MR pool at once. A command holds its
- * contexts only while its data moves (on iWARP an RDMA READ needs MRs
- * from this pool); commands that find the pool empty wait for it.
+ * and the MR pool at once. A command holds its contexts only while its
+ * data moves (on iWARP an RDMA READ needs MRs from this pool); commands
+ * that find the pool empty wait for it.
  *
- * The CQ needs an entry for every work request of the QP, signaled or
- * not: when the QP fails, every one of them may complete (siw flushes
- * each RDMA and MR registration work request into the CQ, and stops
- * flushing - leaving the rest without a completion - once the CQ is
- * full). The send queue's size is known once the QP exists (rdma_rw adds
- * room for the RDMA contexts, more where it needs MRs): if the first CQ
- * is too small for it, the QP is made again with a CQ of the right size.
- * So it is if the send queue cannot take the data of the largest command
- * beside a response per credit (siw: 64 MiB of RDMA WRITEs of 6 pages
- * each are 2731 work requests, which rdma_rw does not count), unless
- * srp_sq_size is below its default.
+ * The CQ needs an entry per work request of the QP, signaled or not: when
+ * the QP fails each may complete (siw flushes every RDMA and MR
+ * registration WR into the CQ and, once it is full, leaves the rest
+ * without a completion). The send queue's size is known once the QP
+ * exists (rdma_rw adds room for its contexts, more with MRs): if the first
+ * CQ is too small for it, the QP is made again with a right-sized CQ; so
+ * it is if the send queue cannot take the largest command's data beside a
+ * response per credit (siw: 64 MiB of 6-page RDMA WRITEs are 2731 WRs,
+ * uncounted by rdma_rw), unless srp_sq_size is below its default.
  */
 static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
@@ -527,8 +506,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
  * srpt_ch_alloc() - a new channel for a login
  * @lc: the login, with its TPG chosen
  *
- * On the channel list from the start (state NEW), so that closing and
- * waiting for the channels of a device, TPG or nexus covers it.
+ * On the channel list from the start (srpt_ch_list_add()).
  *
  * Return: the channel, or NULL (no memory).
  */
@@ -617,10 +595,9 @@ u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
  * srpt_cm_rtu_recv() - the connection is established: CONNECTING -> LIVE
  * @ch: channel
  *
- * Reached from the CM's RTU (IB CM) or ESTABLISHED (RDMA/CM) event, which
- * the CM also raises when the first IU arrives before the RTU and the QP
- * reports COMM_EST. A channel closed meanwhile stays closed; its release
- * may now end the connection with a DREQ (srpt_cm_end()).
+ * From the RTU (IB CM) or ESTABLISHED (RDMA/CM) event, also raised when
+ * the first IU beats the RTU (COMM_EST). A channel closed meanwhile stays
+ * closed; its release may now send its DREQ (srpt_cm_end()).
  */
 void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
@@ -648,8 +625,7 @@ void srpt_cm_closed(struct srpt_rdma_ch *ch, const char *why)
  * @ch: channel in state NEW
  * @accepted: the CM accepted the connection
  *
- * An accepted channel gets its RTU timeout (debugfs rtu_timeout_s) and
- * waits for the RTU; any other goes to its release (srpt_ch_setup_done()).
+ * An accepted channel gets its RTU timeout; then srpt_ch_setup_done().
  * The login must not touch @ch afterwards.
  */
 void srpt_ch_login_done(struct srpt_rdma_ch *ch, bool accepted)

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Device Management agent: answers the DM MADs (management class 0x06)
- * srp_daemon and ibsrpdm send to find SRP targets. Each RDMA device is one
- * I/O unit with one I/O controller in slot 1, whose one service is the SRP
- * target: name "SRP.T10:" + id_ext, service ID = IOC GUID. Served on every
- * port with MAD support (InfiniBand and RoCE; on RoCE the answer goes back
- * over the GSI QP with a GRH). On InfiniBand ports the PortInfo capability
- * IsDeviceManagementSupported tells the SM that this port has an agent.
+ * The Device Management agent: answers the DM MADs (class 0x06) srp_daemon
+ * and ibsrpdm send to find SRP targets. Each RDMA device is an I/O unit
+ * with one I/O controller in slot 1, whose one service is the SRP target
+ * ("SRP.T10:" + id_ext, service ID = IOC GUID). On every port with MADs
+ * (InfiniBand; RoCE, answered over the GSI QP with a GRH); on InfiniBand,
+ * PortInfo's IsDeviceManagementSupported tells the SM of the agent.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,7 +17,6 @@
 #define SRPT_DM_CLASS_VERSION	1
 #define SRPT_DM_RESP_TIME	20	/* 4.096 us * 2^20 = 4.3 s */
 
-/* DM attributes */
 enum {
 	SRPT_DM_ATTR_CLASS_PORT_INFO	= 0x0001,
 	SRPT_DM_ATTR_IOU_INFO		= 0x0010,
@@ -238,8 +236,8 @@ static void srpt_dm_set_cap(struct srpt_port *sport, bool set)
  * srpt_dm_port_refresh() - set the port's capability bit again
  * @sport: port
  *
- * After an SM change, a client re-register request or the port coming up
- * the SM may have lost the capability mask.
+ * An SM that changed, lost state or asks clients to re-register, or a
+ * port coming up, may have lost the port's capability mask.
  */
 void srpt_dm_port_refresh(struct srpt_port *sport)
 {

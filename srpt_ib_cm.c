@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The IB CM side of ib_srpt: one listener per RDMA device on the service ID
- * srpt_service_guid, login requests (the 64-byte SRP_LOGIN_REQ of a CM
- * REQ) handed to srpt_login(), and the IB CM operations and events of
- * channels. This is how Linux ib_srp and srp_daemon log in on InfiniBand;
- * the IB CM works on RoCE too, with a GRH path.
+ * The IB CM side: a listener per RDMA device on service ID
+ * srpt_service_guid, logins (the 64-byte SRP_LOGIN_REQ of a CM REQ) handed
+ * to srpt_login(), and channels' IB CM operations and events. Linux ib_srp
+ * and srp_daemon log in so on InfiniBand; on RoCE too, with a GRH path.
  *
- * The passive side moves its QP through INIT (at creation, so that receive
- * buffers can be posted), RTR and RTS before it sends the REP: the
- * initiator may send its first IU right after its RTU. The CM keeps the
- * REP's starting PSN as the QP's receive PSN, so RTR takes the PSN the REP
- * will carry.
+ * The QP goes through INIT (at creation, to post receive buffers), RTR and
+ * RTS before the REP: the initiator may send its first IU right after its
+ * RTU. The CM keeps the REP's starting PSN as the QP's receive PSN, so RTR
+ * takes the PSN the REP will carry.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -177,10 +175,9 @@ static int srpt_ib_cm_req_recv(struct ib_cm_id *cm_id,
 }
 
 /*
- * Every id of ours has this handler: the listeners (context NULL: they see
- * no events), the ids of new REQs (context NULL until the login accepts)
- * and those of channels (context: the channel). A non-zero return makes
- * the CM destroy the id - only ever for a REQ no channel took.
+ * The handler of all our ids: listeners (no events) and new REQs' (context
+ * NULL until the login accepts), and channels' (context: the channel). A
+ * non-zero return makes the CM destroy the id: only for a REQ no channel took.
  */
 static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *ev)
@@ -226,9 +223,8 @@ static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
  * srpt_ib_cm_listen() - listen for IB CM logins on a device
  * @sdev: device; its IOC GUID is the service ID
  *
- * Context: the IB client's add(). Without a listener (the service ID is
- * taken, e.g. by the in-kernel ib_srpt) the device serves RDMA/CM logins
- * only.
+ * Context: the IB client's add(). Without a listener (service ID taken,
+ * e.g. by the in-kernel ib_srpt) the device serves RDMA/CM logins only.
  */
 void srpt_ib_cm_listen(struct srpt_device *sdev)
 {

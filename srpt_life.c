@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The life of a channel: its state, the one function that changes it, the
- * requests to close it, its reference count, the pins task-set functions
- * hold on its LIO session, and the list of all channels (srpt_ch_list)
- * that closing by device, TPG, nexus or module and the counters walk.
+ * The life of a channel: its state and the one function that changes it,
+ * close requests, references, task set functions' pins, and srpt_ch_list,
+ * which closing (by device, TPG, nexus, module) and the counters walk.
  *
- * Locking: srpt_ch_lock protects srpt_ch_list, whose entries live until
- * their release is done (srpt_ch_unlist()); ch->lock protects the state.
- * Order: srpt_ch_lock, then ch->lock.
+ * Locking: srpt_ch_lock protects srpt_ch_list (entries stay until
+ * srpt_ch_unlist()); ch->lock the state. Order: srpt_ch_lock, ch->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -98,17 +96,15 @@ static bool srpt_ch_state_allowed(enum srpt_ch_state old,
 }
 
 /*
- * Change the state of @ch if allowed; the caller holds ch->lock. A close
- * of a channel already closing, or an RTU after a close, is refused
- * (false); a login or release step that finds another state than its own
- * is a bug, warned about.
+ * Change the state of @ch if allowed; caller holds ch->lock. A close of a
+ * closing channel, or an RTU after a close, is refused (false); a login
+ * or release step finding another state than its own is a bug (warned).
  *
- * The rule of a channel's life: only in LIVE does anything new start (a
- * dispatch of a received IU, a pin of a task set function), and each
- * takes a reference (__srpt_ch_get_live()); once the channel has left
- * LIVE the references only fall, and the release waits for them all
- * before it removes the LIO session and frees the QP and the buffers
- * (srpt_ch_put_wait()).
+ * The rule of a channel's life: only in LIVE does new work start (a
+ * dispatch of a received IU, a task set function's pin), each with a
+ * reference (__srpt_ch_get_live()); after LIVE the references only fall,
+ * and the release waits for them all before it removes the LIO session
+ * and frees the QP and buffers (srpt_ch_put_wait()).
  */
 static bool __srpt_ch_change_state(struct srpt_rdma_ch *ch,
 				   enum srpt_ch_state new)
@@ -151,9 +147,8 @@ bool srpt_ch_change_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
  * srpt_close_ch() - start tearing a channel down
  * @ch: channel
  *
- * Moves the channel to DISCONNECTING and queues its release work, once.
- * While the login still sets the channel up (NEW), the request is only
- * recorded: the login owns the channel until srpt_ch_setup_done().
+ * Moves it to DISCONNECTING and queues its release work, once; in NEW the
+ * request is only recorded (the login owns it until srpt_ch_setup_done()).
  *
  * Context: any.
  */
@@ -167,9 +162,8 @@ void srpt_close_ch(struct srpt_rdma_ch *ch)
  * @ch: channel
  * @reason: SRPT_T_LOGOUT_* reason
  *
- * As srpt_close_ch(), but a live channel is sent an SRP_T_LOGOUT with
- * @reason before its connection ends (srpt_ch_send_logout(), from the
- * release work): the target is going away, not the connection.
+ * As srpt_close_ch(), but a live channel is first sent an SRP_T_LOGOUT
+ * with @reason (srpt_ch_send_logout()): the target goes, not the connection.
  *
  * Context: any.
  */
@@ -203,10 +197,9 @@ static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason)
  * @ch: channel in state NEW
  * @accepted: the CM accepted the connection
  *
- * An accepted channel waits for the RTU (CONNECTING), unless a close was
- * requested meanwhile; any other goes to its release work, which undoes
- * whatever the login got done. Either way the login must not touch @ch
- * afterwards.
+ * An accepted channel waits for the RTU (CONNECTING) unless a close was
+ * requested meanwhile; any other goes to its release, which undoes what
+ * the login did. The login must not touch @ch afterwards.
  *
  * Context: any.
  */
@@ -229,8 +222,7 @@ void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted)
  * __srpt_ch_get_live() - a reference for new work, if the channel is LIVE
  * @ch: channel; the caller holds ch->lock
  *
- * The one place new work on a channel is let in (see
- * __srpt_ch_change_state()).
+ * The one place new work is let in (see __srpt_ch_change_state()).
  *
  * Return: whether the channel is LIVE and the reference was taken.
  */
@@ -244,16 +236,9 @@ bool __srpt_ch_get_live(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_ch_get() - take another reference to a channel
+ * srpt_ch_get() - take another reference to a channel (srpt_rdma_ch.ref)
  * @ch: channel the caller holds a reference to, or whose release has not
  *	dropped its own yet (its receive completions, its CM's handlers)
- *
- * Every command out of the pool holds one, and so does every context that
- * works on the channel beyond the command it came for (a dispatch, the
- * queued dispatch work, a send queue kick) and every task set function
- * that pinned it (srpt_ch_pin()). The release drops its own and waits for
- * the others (srpt_ch_put_wait()) before it removes the LIO session and
- * frees anything.
  */
 void srpt_ch_get(struct srpt_rdma_ch *ch)
 {
@@ -272,9 +257,8 @@ void srpt_ch_put(struct srpt_rdma_ch *ch)
 
 /**
  * srpt_ch_put_wait() - drop the release's reference and wait for the rest
- * @ch: drained channel (nothing new starts: srpt_ch_pin() and the dispatch
- *	take references only while it is LIVE), its LIO session stopped and
- *	its LIO commands released
+ * @ch: drained channel (not LIVE: no new references), its LIO session
+ *	stopped and its LIO commands released
  *
  * Returns when every command is back in the pool and no dispatch, kick,
  * dispatch work or task set function uses the channel or its session.
@@ -327,10 +311,8 @@ bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
  * srpt_ch_pin() - a reference to a live channel, for a task set function
  * @ch: channel
  *
- * A channel no longer live is not pinned: after LIVE nothing new starts
- * on it. The release removes the LIO session only once every reference
- * is gone (srpt_ch_put_wait()), so a pinned channel's session stays.
- * Context: any.
+ * Only a LIVE channel is pinned (__srpt_ch_get_live()); its LIO session
+ * stays until srpt_ch_put_wait(). Context: any.
  *
  * Return: whether it was pinned; if so, srpt_ch_put() it.
  */
@@ -383,10 +365,8 @@ static bool srpt_any_matching(srpt_ch_match_fn match, const void *arg)
 }
 
 /*
- * Close the matching channels (the target goes away: live ones are sent
- * an SRP_T_LOGOUT first) and wait until they are released. Channels still
- * in their login are included: the login hands them to the release work
- * when it is done.
+ * Close the matching channels, live ones with an SRP_T_LOGOUT, and wait
+ * until released; those in their login too (srpt_ch_list_add()).
  */
 static void srpt_close_and_wait(srpt_ch_match_fn match, const void *arg)
 {
@@ -466,7 +446,6 @@ int srpt_acl_channels(const struct se_node_acl *se_nacl,
 	return n;
 }
 
-/* Add the SRPT_STAT_* counters of @ch to @sum. */
 static void srpt_stats_add(u64 *sum, struct srpt_rdma_ch *ch)
 {
 	int i;
@@ -571,9 +550,8 @@ void srpt_ch_list_add(struct srpt_rdma_ch *ch)
  * srpt_ch_unlist() - the last step of a channel's release
  * @ch: channel nothing uses any more; the caller frees it
  *
- * Adds its counters to its target port's and takes it off the list, in
- * one step (srpt_tport_counts() sees the figures once, not twice), and
- * wakes those that wait for it to go.
+ * Adds its counters to its target port's and unlists it in one step (so
+ * srpt_tport_counts() counts them once), then wakes those waiting.
  */
 void srpt_ch_unlist(struct srpt_rdma_ch *ch)
 {
@@ -585,8 +563,7 @@ void srpt_ch_unlist(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_close_tpg_chs() - close the channels of a TPG and wait until they
- *	are released (live ones are logged out first)
+ * srpt_close_tpg_chs() - close a TPG's channels, wait until released
  * @stpg: TPG
  */
 void srpt_close_tpg_chs(struct srpt_tpg *stpg)
@@ -595,8 +572,7 @@ void srpt_close_tpg_chs(struct srpt_tpg *stpg)
 }
 
 /**
- * srpt_close_dev_chs() - close the channels of a device and wait until
- *	they are released
+ * srpt_close_dev_chs() - close a device's channels, wait until released
  * @sdev: device
  */
 void srpt_close_dev_chs(struct srpt_device *sdev)
@@ -605,8 +581,7 @@ void srpt_close_dev_chs(struct srpt_device *sdev)
 }
 
 /**
- * srpt_close_all_chs() - close every channel and wait until they are
- *	released (module unload)
+ * srpt_close_all_chs() - close every channel, wait until released (unload)
  */
 void srpt_close_all_chs(void)
 {

@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The login routine shared by the connection managers (IB CM and RDMA/CM,
- * each in a file of its own, call srpt_login()), and the registries
- * logins look into: RDMA devices and target ports with their TPGs. Each
- * step of a login returns its own SRP_LOGIN_REJ reason; the channel
- * itself is made, set up and torn down by srpt_ch.c.
+ * The login routine of both CMs (srpt_login()), in steps that each return
+ * their SRP_LOGIN_REJ reason, and the registries logins look into: RDMA
+ * devices, target ports and their TPGs. The channel is srpt_ch.c's.
  *
  * Locking: srpt_mutex serialises logins against device removal, TPG
- * enable/disable and changes of the target port list; a login holds it
- * from finding its device until its channel is on the channel list
- * (srpt_life.c), so that whoever closes channels after taking srpt_mutex
- * sees it. Order: srpt_mutex, then srpt_ch.c's SRQ mutex, the channel
- * list's lock, ch->lock.
+ * enable/disable and target port list changes; a login holds it from
+ * finding its device until its channel is listed (srpt_life.c), so whoever
+ * closes channels after taking srpt_mutex sees it. Order: srpt_mutex,
+ * srpt_ch.c's SRQ mutex, the channel list's lock, ch->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -209,13 +206,11 @@ void srpt_tpg_enable(struct srpt_tpg *stpg, bool enable)
 }
 
 /**
- * srpt_dev_unregister() - a device goes away: refuse logins on it, close
- * its channels and wait until they are released
+ * srpt_dev_unregister() - refuse a device's logins, close its channels, wait
  * @sdev: device
  *
- * Once this returns nothing uses @sdev any more. A login that found the
- * device before has its channel on the channel list by the time
- * srpt_mutex is ours, so the close pass sees it.
+ * Once it returns nothing uses @sdev: a login that found it before has its
+ * channel listed by the time srpt_mutex is ours (see the file's head).
  *
  * Context: process (the IB client's remove()).
  */
@@ -279,13 +274,12 @@ static void srpt_tpg_pick_acl(struct srpt_tpg *stpg,
 }
 
 /*
- * Login step: the TPG and node ACL that admit the initiator. Every enabled
- * TPG of every target port named after the receiving port (by its GID or
- * its GUID) is a candidate; the best ACL match wins - by port ID, else
- * port GUID, else (RDMA/CM) IP address, in whatever spelling the ACL was
- * created with (srpt_names.c parsed it). On a tie the port named by GID
- * wins over one named by GUID, then the port made first, then the TPG
- * with the lowest tag. The session is set up with that ACL's name.
+ * Login step: the TPG and node ACL that admit the initiator. Candidates:
+ * every enabled TPG of every target port named after the receiving port's
+ * GID or GUID; the best ACL match wins - by port ID, else port GUID, else
+ * (RDMA/CM) IP address, however the ACL spelled it (srpt_names.c). Ties go
+ * to a port named by GID over GUID, then the oldest port, then the lowest
+ * TPG tag. The session is set up with that ACL's name.
  */
 static u32 srpt_login_pick_tpg(struct srpt_login_ctx *lc)
 {
@@ -371,9 +365,8 @@ static u32 srpt_login_check(struct srpt_login_ctx *lc)
 }
 
 /*
- * Login step: the target port named by the GID of the receiving port
- * (found even if disabled, so that its counters see the refusal), and
- * its TPG if that is enabled.
+ * Login step: the target port named by the receiving port's GID (even if
+ * disabled, so its counters see the refusal), if a TPG of it is enabled.
  */
 static u32 srpt_login_find_tpg(struct srpt_login_ctx *lc)
 {
@@ -398,11 +391,7 @@ static u32 srpt_login_find_tpg(struct srpt_login_ctx *lc)
 	return 0;
 }
 
-/*
- * Login step: the TPG's channel limits. A SINGLE login ends the other
- * channels of its nexus, so they do not count for it; channels already
- * closing never do.
- */
+/* Login step: the TPG's channel limits (what counts: srpt_count_chs()). */
 static u32 srpt_ch_check_limits(struct srpt_rdma_ch *ch,
 				struct srpt_login_ctx *lc)
 {
@@ -515,10 +504,7 @@ static void srpt_login_count(struct srpt_login_ctx *lc, u32 reason)
 	spin_unlock(&ls->lock);
 }
 
-/*
- * The one log line of a refused login: who, to which target port, the
- * reason in words and what the step that refused it found.
- */
+/* The one log line of a refused login: who, to where, why. */
 static void srpt_login_refused(struct srpt_login_ctx *lc, u32 reason)
 {
 	char where[48];
@@ -558,10 +544,9 @@ void srpt_login_last_refusal(struct srpt_tport *tport,
  * srpt_login() - the login routine of every connection manager
  * @lc: the request, as the CM got it
  *
- * Validates the request, creates the channel with its QP and buffers,
- * registers the LIO session, applies the multichannel action and lets the
- * CM accept the connection, or reject it with the SRP_LOGIN_REJ of the
- * step that failed.
+ * Checks the request, sets the channel up (QP, buffers, LIO session),
+ * applies the multichannel action and has the CM accept - or reject with
+ * the failing step's SRP_LOGIN_REJ.
  *
  * Return: 0 if a channel owns the CM id now (the login was accepted, or
  * refused after the channel existed: its release destroys the id); a

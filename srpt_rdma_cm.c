@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The RDMA/CM side of ib_srpt: listeners (rdma_cm_port, network portals),
- * login requests handed to srpt_login(), and the RDMA/CM operations and
- * events of channels. Logins over RoCE and iWARP come this way, with the
- * 56-byte struct srp_login_req_rdma as private data.
+ * The RDMA/CM side: listeners (rdma_cm_port, network portals), logins
+ * (the 56-byte struct srp_login_req_rdma; RoCE and iWARP come this way)
+ * handed to srpt_login(), and channels' RDMA/CM operations and events.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,10 +18,9 @@
 #include "srpt_stats.h"
 
 /*
- * The wildcard listener of rdma_cm_port, changed under srpt_listen_mutex:
- * rdma_cm_port is the parameter (what it listens on once started),
- * srpt_cm_running says whether listeners may be started (module init to
- * exit).
+ * The wildcard listener of rdma_cm_port, under srpt_listen_mutex:
+ * rdma_cm_port is the parameter (listened on once started), srpt_cm_running
+ * whether listeners may start (module init to exit).
  */
 static DEFINE_MUTEX(srpt_listen_mutex);
 static struct rdma_cm_id *srpt_listen_id;
@@ -34,9 +32,8 @@ static bool srpt_cm_running;
  * struct srpt_listener - an RDMA/CM listener bound to one address (np)
  * @entry: in srpt_listeners
  * @addr: address and port
- * @id: the listening id; NULL while no device has the address (its
- *	device was removed: srpt_relisten_work() tries again when a device
- *	comes)
+ * @id: the listening id; NULL while no device has the address (the
+ *	relisten work tries again when a device comes)
  * @starting: srpt_listener_start() binds @id; a DEVICE_REMOVAL then only
  *	sets @removed, and srpt_listener_start() destroys @id
  * @removed: see @starting
@@ -56,8 +53,6 @@ static LIST_HEAD(srpt_listeners);
 static DEFINE_SPINLOCK(srpt_listeners_lock);
 static void srpt_relisten_fn(struct work_struct *w);
 static DECLARE_WORK(srpt_relisten_work, srpt_relisten_fn);
-
-/* RDMA/CM operations of a channel. */
 
 static int srpt_rdma_create_qp(struct srpt_rdma_ch *ch,
 			       struct ib_qp_init_attr *attr)
@@ -191,11 +186,10 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *id,
 }
 
 /*
- * The device of an id that is no channel's is going away: if it is an np
- * listener, let the RDMA/CM destroy it (non-zero return) and listen again
- * when a device comes (srpt_rdma_cm_relisten()) - unless it is still
- * being started, or srpt_rdma_cm_unlisten() destroys it already: they
- * destroy it themselves.
+ * The device of an id that is no channel's goes away: the RDMA/CM may
+ * destroy an np listener's id (non-zero return), which listens again when
+ * a device comes (srpt_rdma_cm_relisten()) - unless it is being started or
+ * srpt_rdma_cm_unlisten() has it: those destroy it themselves.
  */
 static int srpt_listener_removed(struct rdma_cm_id *id)
 {
@@ -304,11 +298,10 @@ static struct rdma_cm_id *srpt_rdma_listen_on(struct sockaddr *sa)
 }
 
 /*
- * Start the listening id of a listener in srpt_listeners: published in
- * @l before it is bound, so that a DEVICE_REMOVAL that comes while it is
- * bound finds it (the RDMA/CM waits for the removed device's ids to go).
- * Returns 0, -ENODEV if its device went while it started (@l then waits
- * for the next device), or the bind's or listen's error.
+ * Start the listening id of @l (in srpt_listeners), published before it
+ * is bound so that a DEVICE_REMOVAL during the bind finds it (the RDMA/CM
+ * waits for the removed device's ids to go). Returns 0, -ENODEV if its
+ * device went meanwhile (@l waits for the next), or the bind/listen error.
  */
 static int srpt_listener_start(struct srpt_listener *l)
 {
@@ -347,12 +340,11 @@ static int srpt_listener_start(struct srpt_listener *l)
  * srpt_rdma_cm_listen_addr() - an RDMA/CM listener on one address
  * @sa: IPv4 or IPv6 address and port
  *
- * Besides the wildcard listener of rdma_cm_port: a listener bound to an
- * address also accepts connections a wildcard one cannot get, e.g. on
- * soft-iWARP, whose wildcard listening sockets are bound to the device's
- * netdev and so never see a login from the same host (it comes over lo).
- * When the device with the address goes away the listener waits for it
- * to come back; when the address moves (ADDR_CHANGE) it binds again.
+ * Besides rdma_cm_port's wildcard listener: one bound to an address also
+ * gets connections a wildcard one cannot, e.g. on soft-iWARP, whose
+ * wildcard sockets are bound to the device's netdev and never see a login
+ * from the same host (over lo). It waits for its device to come back, and
+ * binds again when the address moves (ADDR_CHANGE).
  *
  * Return: the listener (undo with srpt_rdma_cm_unlisten()) or an ERR_PTR
  * (-EADDRINUSE if the port is taken on that address).
@@ -434,11 +426,9 @@ static void srpt_relisten_fn(struct work_struct *w)
 }
 
 /**
- * srpt_rdma_cm_relisten() - an RDMA device came: listen again on the
- * addresses whose device had gone
+ * srpt_rdma_cm_relisten() - a device came: listen again where one had gone
  *
- * Context: the IB client's add(); the listening happens in a work item,
- * which srpt_rdma_cm_stop() waits for.
+ * Context: the IB client's add(); a work item listens (srpt_rdma_cm_flush()).
  */
 void srpt_rdma_cm_relisten(void)
 {
@@ -485,9 +475,8 @@ static int srpt_rdma_cm_listen_locked(u16 port)
  * srpt_rdma_cm_listen() - move the RDMA/CM listener to another port
  * @port: TCP-style port number; 0 stops listening
  *
- * Listens on all IPv6 and IPv4 addresses. The listener on the old port
- * is stopped only once the new one listens. Before srpt_rdma_cm_start()
- * and after srpt_rdma_cm_stop() it only records @port.
+ * Listens on all IPv6 and IPv4 addresses; the old listener stops once the
+ * new one listens. Outside srpt_rdma_cm_start()..stop() it records @port.
  *
  * Return: 0 or a negative errno (the old listener then stays).
  */
@@ -547,8 +536,7 @@ void srpt_rdma_cm_start(void)
  * srpt_rdma_cm_stop() - stop the listener of rdma_cm_port, for good
  *
  * Serialised with the parameter's setter: none starts a listener after
- * this. Context: module exit (and a failed init), before the IB client
- * is unregistered; srpt_rdma_cm_flush() after that.
+ * this. Context: module exit or failed init, before ib_unregister_client().
  */
 void srpt_rdma_cm_stop(void)
 {
