@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The memory of SRP channels: receive buffers (laid out for immediate
- * data), either a channel's own or those of its device's shared receive
- * queue, and a channel's command pool with the commands' response
- * buffers. A channel's own buffers are allocated at login and freed at
- * release; an SRQ lives as long as its device. Completion handlers and
- * the use of these buffers are srpt_recv.c's and srpt_sq.c's.
+ * data), a channel's own or its device's SRQ's, and a channel's command
+ * pool with response buffers. Their use and completion handlers are
+ * srpt_recv.c's and srpt_sq.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,12 +45,11 @@ static void srpt_free_dma_buf(struct ib_device *dev, void *buf, u64 dma,
  * @size: bytes an IU may have
  * @imm_offset: where immediate data starts in an IU, 0 if none
  *
- * With immediate data, the data of an SRP_CMD sits at @imm_offset in the
- * IU and LIO hands it to the backstore in place. A block device needs it
- * aligned (null_blk, for one, copies whole 512-byte sectors and silently
- * mixes up a buffer that is not), so each buffer is whole pages and the
- * IU is received l->pad bytes into it: the immediate data then starts on
- * a page boundary.
+ * With immediate data, an SRP_CMD's data sits at @imm_offset in the IU and
+ * LIO hands it to the backstore in place. A block device needs it aligned
+ * (null_blk, for one, copies whole 512-byte sectors and silently mixes up
+ * a buffer that is not), so each buffer is whole pages and the IU is
+ * received l->pad bytes in: the immediate data starts on a page boundary.
  */
 void srpt_recv_layout(struct srpt_recv_layout *l, u32 size, u16 imm_offset)
 {
@@ -119,7 +116,7 @@ static void srpt_free_recv_buf(struct ib_device *dev,
 /*
  * @n receive buffers laid out as @l, with their immediate data
  * scatterlists; on failure what was allocated stays for
- * srpt_free_recv_bufs().
+ * srpt_free_recv_array().
  */
 static int srpt_alloc_recv_array(struct ib_device *dev,
 				 const struct srpt_recv_layout *l, u32 n,
@@ -168,8 +165,7 @@ static void srpt_free_recv_array(struct ib_device *dev,
  * srpt_alloc_recv_bufs() - allocate the receive buffers of a channel
  * @ch: channel without an SRQ, with rq_size and its layout set
  *
- * One per credit and a spare, posted only while an SRP_CRED_REQ is
- * outstanding (its SRP_CRED_RSP uses no credit): ch->spare.
+ * One per credit and the spare (ch->spare).
  *
  * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
  */
@@ -207,9 +203,8 @@ static void srpt_free_cmds(struct srpt_rdma_ch *ch,
  * @n: how many
  * @gfp: allocation flags (GFP_KERNEL: may sleep)
  *
- * Each command has a response buffer of ch->max_rsp_size bytes. The
- * caller sets up their handlers and state and adds the chunk to
- * ch->cmd_chunks (srpt_sq.c).
+ * Each with a response buffer of ch->max_rsp_size bytes; the caller sets
+ * up handlers and state and adds the chunk to ch->cmd_chunks.
  *
  * Return: the chunk, or NULL (then nothing is left allocated).
  */
@@ -303,8 +298,7 @@ void srpt_srq_keep_spare(struct srpt_recv_iu *iu)
  * srpt_srq_retire_spare() - a spare stays posted for a channel that went
  * @srq: the SRQ
  *
- * The next buffer posted again becomes a spare in its place
- * (srpt_srq_post()).
+ * The next buffer reposted becomes a spare in its place (srpt_srq_post()).
  */
 void srpt_srq_retire_spare(struct srpt_srq *srq)
 {
@@ -319,8 +313,7 @@ void srpt_srq_retire_spare(struct srpt_srq *srq)
  * srpt_srq_post() - post a receive buffer of an SRQ
  * @iu: the buffer
  *
- * If spares posted for SRP_CRED_REQs of channels now gone are still
- * posted (srq->retire), the buffer becomes a spare instead.
+ * While srq->retire is set, the buffer becomes a spare instead.
  *
  * Return: 0 or the error of ib_post_srq_recv().
  */
@@ -360,10 +353,8 @@ int srpt_srq_post(struct srpt_recv_iu *iu)
 }
 
 /**
- * srpt_srq_destroy() - free a shared receive queue (or what
- *	srpt_srq_create() made of one)
- * @srq: the SRQ, whose channels are all gone (so every buffer of it is
- *	posted again)
+ * srpt_srq_destroy() - free an SRQ (or what srpt_srq_create() made of one)
+ * @srq: the SRQ, its channels gone (so all its buffers are posted again)
  */
 void srpt_srq_destroy(struct srpt_srq *srq)
 {
@@ -381,9 +372,8 @@ void srpt_srq_destroy(struct srpt_srq *srq)
  * @iu_size: bytes an IU may have
  * @done: the buffers' completion handler
  *
- * The buffers are laid out for immediate data at SRPT_SRQ_IMM_OFFSET and
- * all posted; besides them the SRQ has room for SRPT_SRQ_SPARES more
- * (as far as the device allows), kept in srq->spares.
+ * Buffers laid out for immediate data at SRPT_SRQ_IMM_OFFSET, all posted,
+ * and up to SRPT_SRQ_SPARES spares (srq->spares), as the device allows.
  *
  * Return: the SRQ, or an ERR_PTR (-EOPNOTSUPP: the device has none).
  */

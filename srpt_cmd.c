@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SRP requests: SRP_CMD through LIO, task management, logout and the other
- * IUs an initiator sends, the responses that answer them, and the LIO
- * fabric callbacks of a command's life (write_pending, queue_data_in,
- * queue_status, queue_tm_rsp, aborted_task, release). Data movement and
- * the send queue are srpt_sq.c's.
+ * SRP requests (SRP_CMD through LIO, task management, logout and other
+ * initiator IUs), their responses and the LIO callbacks of a command's
+ * life. Data movement and the send queue are srpt_sq.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -211,9 +209,8 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 }
 
 /*
- * The LIO task management functions SRP functions map to. LIO implements
- * ABORT TASK and LOGICAL UNIT RESET; ABORT TASK SET, CLEAR TASK SET and
- * CLEAR ACA are built here (srpt_task_set(), srpt_handle_tsk_mgmt()).
+ * The LIO TMF of an SRP one. LIO does ABORT TASK and LOGICAL UNIT RESET;
+ * the task sets and CLEAR ACA are done here (srpt_handle_tsk_mgmt()).
  */
 static int srpt_tmf(u8 srp_function)
 {
@@ -275,13 +272,12 @@ static void srpt_unpin_chs(struct srpt_rdma_ch **chs, u32 n)
 }
 
 /*
- * Abort the tasks of @ts with LIO's ABORT TASK, each on the session of its
- * channel, all at once (an abort waits for the backend to give its task
- * up: one after the other, the later tasks would complete meanwhile),
- * each in a command outside the pools, from a work item. The function
- * completes when LIO has released them all - the tasks are gone by then -
- * and its SRP_RSP goes behind the responses of the tasks that completed
- * instead, and carries their credits.
+ * Abort the tasks of @ts with LIO's ABORT TASK, each on its channel's
+ * session in a command outside the pools, all at once (an abort waits for
+ * the backend to give its task up: one by one, later tasks would complete
+ * meanwhile). The function completes once LIO released them all (the
+ * tasks are gone then); its SRP_RSP goes behind the responses of tasks
+ * that completed instead, and carries their credits.
  */
 static void srpt_task_set_work(struct work_struct *w)
 {
@@ -386,15 +382,13 @@ static struct srpt_rdma_ch **srpt_pin_chs(struct srpt_rdma_ch *ch,
  * Start an ABORT TASK SET or (@clear) a CLEAR TASK SET for @tmf on @lun,
  * or answer it if it cannot be done.
  *
- * ABORT TASK SET: LIO keeps a task set per session, and every channel is
- * a session of its own, so the set is the channel's tasks on the LU.
- * CLEAR TASK SET: LIO reports one task set for all I_T nexuses (the
- * control mode page's TST is 000), so it clears the tasks of every
- * channel on the LU's device. Those of the other I_T nexuses are
- * answered TASK ABORTED if the LU's TAS bit is set; otherwise they end
- * without a response, as in LIO's LOGICAL UNIT RESET (no unit attention).
- * Tasks of other fabrics cannot be aborted from here: if another fabric
- * exports the LU, the function is not supported.
+ * ABORT TASK SET: LIO keeps a task set per session, one per channel: the
+ * set is the channel's tasks on the LU. CLEAR TASK SET: LIO reports one
+ * task set for all I_T nexuses (control mode page TST 000): the tasks of
+ * every channel on the LU's device; other nexuses' are answered TASK
+ * ABORTED if the LU has TAS, else end without a response as in LIO's
+ * LOGICAL UNIT RESET (no unit attention). Another fabric's tasks are out
+ * of reach: if one exports the LU, the function is not supported.
  */
 static void srpt_task_set(struct srpt_cmd *tmf, u64 lun, bool clear)
 {
@@ -537,10 +531,7 @@ void srpt_handle_iu(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 		cmd->rsp_len = srpt_build_t_logout(cmd->rsp_buf,
 						   ch->max_rsp_size, cmd->tag,
 						   SRPT_T_LOGOUT_INVALID_IU);
-		/*
-		 * Close once it went: closing now drains the QP, and siw
-		 * flushes a SEND it has not transmitted yet.
-		 */
+		/* Close once sent: on siw, a drain flushes an unsent SEND. */
 		cmd->close_after = true;
 		srpt_send_rsp(cmd);
 		break;
@@ -581,10 +572,7 @@ static void srpt_send_cmd_rsp(struct srpt_cmd *cmd, bool with_data)
  * srpt_write_pending() - LIO wants the data-out of a command
  * @se_cmd: command
  *
- * Immediate data is already here; otherwise RDMA READ it, and
- * srpt_read_done() executes the command. The READ waits in ch->sq_wait
- * while the send queue or the MR pool is full; if it cannot be done, the
- * command fails through transport_generic_request_failure().
+ * Immediate data is already here; else srpt_start_read() fetches it.
  *
  * Return: 0.
  */
@@ -676,10 +664,9 @@ void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
  * srpt_aborted_task() - LIO aborted a command that gets no response
  * @se_cmd: command
  *
- * Nothing is sent (the initiator gave the task up), unless a CLEAR TASK
- * SET of another I_T nexus aborted it on a LU with TAS set: then
- * srpt_release_cmd() answers TASK ABORTED. Buffers and the request's
- * credit are released with the command in srpt_release_cmd().
+ * Nothing is sent (the initiator gave the task up) unless cmd->clear_tas:
+ * then srpt_release_cmd() answers TASK ABORTED. It releases the buffers
+ * and the request's credit either way.
  */
 void srpt_aborted_task(struct se_cmd *se_cmd)
 {

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The data of SRP commands: data buffers (the command's bytes in whole
- * pages, as LIO and the block layer need them, whatever the lengths of the
- * initiator's descriptors; immediate data in place in the receive buffer)
- * and the rdma_rw contexts that move them. When transfers
- * start and what waits for the send queue is srpt_sq.c's.
+ * The data of SRP commands: data buffers (whole pages, as LIO and the
+ * block layer need them, whatever the initiator's descriptors; immediate
+ * data in place in the receive buffer) and the rdma_rw contexts moving
+ * them. Starting transfers (and their wait for the send queue) is srpt_sq.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -74,9 +73,8 @@ void srpt_free_data(struct srpt_cmd *cmd)
 }
 
 /*
- * Immediate data stays in the receive buffer, where it starts on a page
- * boundary (srpt_recv_layout()): describe it page by page, as LIO and the
- * block layer expect a data buffer to be.
+ * Immediate data stays, page-aligned, in the receive buffer
+ * (srpt_recv_layout()): describe it page by page for LIO and the block layer.
  */
 static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 {
@@ -133,11 +131,10 @@ static struct scatterlist *srpt_buf_sg(struct srpt_cmd *cmd, u32 off)
 }
 
 /*
- * The scatterlist of context @rw, which moves bytes @start.. of the data
- * buffer. Where they are whole pages (all of a descriptor whose data starts
- * on a page boundary of the buffer) it is the buffer's own entries; where
- * they start or end inside a page shared with another context, a table of
- * their own with offsets into the same pages.
+ * The scatterlist of context @rw, for bytes @start.. of the data buffer:
+ * the buffer's own entries if whole pages (a descriptor starting on a
+ * page boundary of the buffer), else, as they start or end inside a page
+ * shared with another context, a table of its own with offsets into them.
  */
 static int srpt_rw_sg(struct srpt_cmd *cmd, struct srpt_rw *rw, u32 start,
 		      u32 total)
@@ -170,11 +167,9 @@ static int srpt_rw_sg(struct srpt_cmd *cmd, struct srpt_rw *rw, u32 start,
  * @ci: the parsed SRP_CMD
  *
  * One RDMA context per remote buffer piece of at most rw_size, over one
- * data buffer that LIO sees in cmd->data_sg. Immediate data stays in the
- * receive buffer.
+ * data buffer (cmd->data_sg, for LIO); immediate data stays where it came.
  *
- * Return: 0, -E2BIG if the command needs too many RDMA contexts, or
- * -ENOMEM.
+ * Return: 0, -E2BIG (it needs too many RDMA contexts) or -ENOMEM.
  */
 int srpt_alloc_data(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 {
@@ -253,8 +248,8 @@ static u32 srpt_rw_trim(struct srpt_rw *rw, u32 xfer)
  * srpt_rw_init() - set up the RDMA contexts of a command's transfer
  * @cmd: command with its data buffer (srpt_alloc_data())
  *
- * For the bytes LIO wants moved: se_cmd data_length may be below what the
- * descriptors offer (underflow), in which case the transfer stops there.
+ * Only the bytes LIO wants moved: data_length, below the descriptors' on
+ * underflow.
  *
  * Return: 0; -EAGAIN when the QP's MR pool is exhausted (iWARP needs an
  * MR per RDMA READ), with no context left behind; another error if the

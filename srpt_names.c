@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parsers of the names an admin gives in configfs (target ports and node
- * ACLs). A name is taken only when the whole of it is one of the forms
- * below: a name with anything before or after a port ID, GUID or address
- * ("192.0.2.1O", "192.0.2.1-old", "192.0.2.1:3260") is refused, not taken
- * for the address it starts with. Compiled in user space by tests/unit.
+ * Parsers of the names an admin gives in configfs (target ports, node
+ * ACLs). Only a name that is wholly one of the forms below is taken: one
+ * with anything around a port ID, GUID or address ("192.0.2.1O",
+ * "192.0.2.1-old", "192.0.2.1:3260") is refused, not read as that address.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
@@ -145,10 +144,9 @@ static bool srpt_parse_ipv6(const char *name, u8 *ip)
 
 /**
  * srpt_parse_acl_name() - what a node ACL name admits
- * @name: an initiator port ID ([0x]<32 hex>, or eight colon-separated
- *	groups of four), a port GUID ([0x]<16 hex> or xxxx:xxxx:xxxx:xxxx)
- *	or an IP address (IPv4; IPv6 compressed or expanded); hex digits in
- *	either case; the whole name, shorter than %SRPT_ACL_NAME_MAX
+ * @name: an initiator port ID or port GUID (srpt_parse_port_name()), or an
+ *	IP address (IPv4; IPv6 compressed or expanded); the whole name,
+ *	shorter than %SRPT_ACL_NAME_MAX
  * @id: filled in; a name of eight groups of four is both a port ID and an
  *	IPv6 address
  *

@@ -195,10 +195,8 @@ u8 srpt_iu_opcode(const void *iu, u32 len)
  * srpt_iu_uses_credit() - whether a received IU took one of the credits
  * @opcode: its opcode (srpt_iu_opcode())
  *
- * Every initiator request does; SRP_CRED_RSP and SRP_AER_RSP, answers to
- * the target's requests, do not.
- *
- * Return: true if the IU consumed a credit.
+ * Return: true for every initiator request; false for SRP_CRED_RSP and
+ * SRP_AER_RSP, answers to the target's requests.
  */
 bool srpt_iu_uses_credit(u8 opcode)
 {
@@ -364,8 +362,7 @@ enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
  * command's descriptors are the table's: @table must stay as long as they
  * are read through srpt_cmd_desc().
  *
- * Return: SRPT_CMD_OK, or SRPT_CMD_BAD_IU if the table disagrees with the
- * IU.
+ * Return: SRPT_CMD_OK, or SRPT_CMD_BAD_IU if the table disagrees.
  */
 enum srpt_cmd_err srpt_parse_table(struct srpt_cmd_info *ci, const u8 *table)
 {
@@ -391,9 +388,8 @@ enum srpt_cmd_err srpt_parse_table(struct srpt_cmd_info *ci, const u8 *table)
  * @i: index, below ci->n_desc
  *
  * Descriptors are only 4-byte aligned in the IU (at 48 + additional CDB
- * length, or 20 + 16 * i into an indirect one), less than the alignment of
- * struct srp_direct_buf, so they are read as bytes and never through a
- * struct srp_direct_buf pointer.
+ * length, or 20 + 16 * i into an indirect one), below struct
+ * srp_direct_buf's alignment: read as bytes, never through its pointer.
  *
  * Return: the descriptor in host order.
  */
@@ -586,8 +582,7 @@ u32 srpt_build_t_logout(void *buf, u32 buf_len, u64 tag, u32 reason)
  * @buf_len: its size
  * @tag: tag the initiator's SRP_CRED_RSP echoes
  *
- * REQ_LIM_DELTA is filled in as the IU is sent
- * (srpt_iu_set_req_lim_delta()).
+ * REQ_LIM_DELTA is filled in at sending (srpt_iu_set_req_lim_delta()).
  *
  * Return: the IU length.
  */

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The receive side of a channel: its receive buffers (or its share of the
- * device's SRQ) and the command pool, the receive completion, and the
- * dispatch of received IUs to srpt_cmd.c in arrival order, one at a time,
- * while the channel is live. An IU that finds the command pool empty
- * waits on ch->iu_wait; the channel's dispatch work grows the pool (on an
- * SRQ it starts small) and dispatches what waits, and srpt_put_cmd()
- * queues that work when a command comes back while IUs wait.
+ * The receive side of a channel: its receive buffers (or share of the
+ * device's SRQ) and command pool, the receive completion, and the dispatch
+ * of received IUs to srpt_cmd.c in arrival order, one at a time, while
+ * live. IUs wait on ch->iu_wait for a command; the dispatch work grows the
+ * pool (small at first on an SRQ) and dispatches them, queued here or by
+ * srpt_put_cmd() when a command comes back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,17 +21,15 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_run_iu_wait(struct srpt_rdma_ch *ch);
 
 /*
- * Commands a channel on an SRQ starts with. Its pool grows when requests
- * find it empty (srpt_dispatch_work()), so that an idle channel holds
- * little memory whatever its credits.
+ * Commands a channel on an SRQ starts with; the pool grows on demand
+ * (srpt_dispatch_work()): an idle channel holds little, whatever its credits.
  */
 #define SRPT_SRQ_FIRST_CMDS	16
 
 /*
- * IUs wait on @ch (ch->dispatch_queued was set, with a reference to @ch):
- * if the pool ran out of commands, add as many as it has (up to
- * ch->max_cmds; if that fails, the IUs wait for commands to come back),
- * then dispatch them.
+ * IUs wait on @ch (dispatch_queued set, with a reference): if the pool is
+ * out of commands, double it (up to ch->max_cmds; failing that, the IUs
+ * wait for commands to come back), then dispatch them.
  */
 static void srpt_dispatch_work(struct work_struct *w)
 {
@@ -61,10 +58,9 @@ static void srpt_dispatch_work(struct work_struct *w)
  * @ch: channel with rq_size, max_req_size, max_rsp_size,
  *	imm_data_offset and srq set
  *
- * Commands: twice the credits, as a command keeps its pool entry until
- * its response SEND completes and the initiator may already use the
- * credit that response returned. A channel with receive buffers of its
- * own gets them all at once; one on an SRQ starts with a few.
+ * Commands: twice the credits, as a command keeps its entry until its
+ * response SEND completes while the initiator may already use the credit
+ * it returned. All at once, but on an SRQ a few at first.
  *
  * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
  */
@@ -122,9 +118,8 @@ int srpt_post_all_recvs(struct srpt_rdma_ch *ch)
 }
 
 /*
- * IUs wait because the command pool is empty, and it may grow: the
- * dispatch work is queued (holding a reference to @ch). Caller holds
- * ch->lock.
+ * IUs wait for an empty pool that may grow: mark the dispatch work queued,
+ * with a reference to @ch, for the caller to queue. Caller holds ch->lock.
  */
 static bool srpt_grow_due(struct srpt_rdma_ch *ch)
 {
@@ -188,10 +183,9 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 /*
  * Count the credit a received IU used. On an SRQ also check what a
  * channel's own receive queue enforces by its size: an IU longer than the
- * login allowed (the SRQ's buffers fit the longest any login may ask
- * for), or an initiator so far beyond its credits (more than twice them
- * in flight, all that the command pool takes) that it would hold buffers
- * the other channels need. Either closes the channel.
+ * login allowed (SRQ buffers fit any login's), or more than twice the
+ * credits in flight (all the pool takes), holding buffers other channels
+ * need. Either closes the channel.
  */
 static bool srpt_srq_abuse(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 {

@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The send queue of an SRP channel and the commands that use it: posting
- * (and reposting receive buffers), the command pool's entries and their
- * return, credits and SRP_CRED_REQ, the queues where RDMA READs and
- * responses wait for send queue slots (and, on iWARP, MRs) in order, the
- * completions of what was posted, and the drain of a channel that goes.
- * Data buffers and RDMA contexts are srpt_data.c's; receiving and the
- * dispatch of received IUs are srpt_recv.c's.
+ * The send queue of a channel and the commands using it: posting (receive
+ * buffers too), the command pool's entries and their return, credits and
+ * SRP_CRED_REQ, the queues where RDMA READs and responses wait in order
+ * for send queue slots (and MRs, on iWARP), completions, and the drain.
+ * Data buffers and RDMA contexts are srpt_data.c's, receiving srpt_recv.c's.
  *
- * Credits: every receive buffer posted is one credit. A request consumes
- * one; it is given back (req_lim_delta) once the buffer holding the
- * request has been posted again, which happens just before its response is
- * sent, and rides on the next response that is posted. Commands come from
- * a pool per channel; nothing is allocated per command except data buffers
- * and, for commands with more RDMA contexts than fit inline, the context
- * array.
+ * Credits: every posted receive buffer is one. A request consumes one; it
+ * is given back (req_lim_delta) when its buffer is posted again, just
+ * before its response is sent, and rides on the next response posted.
+ * Nothing is allocated per command but data buffers and, beyond
+ * SRPT_INLINE_RW, the RDMA context array.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,10 +38,8 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc);
  * @wc: its completion
  * @what: what it was, for the log
  *
- * Any failure, a flush too, means the QP is in the error state: unless we
- * are draining it ourselves, the channel is dead (a failed unsignaled RDMA
- * WRITE, for one, only shows as flushed work requests behind it).
- * srpt_close_ch() does nothing if already closing.
+ * Any failure, a flush too, means the QP is in error: unless we drain it,
+ * the channel is dead (a failed unsignaled RDMA WRITE shows only as flushes).
  */
 void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 		    const char *what)
@@ -100,13 +94,12 @@ static const u8 srpt_cmd_from[SRPT_CMD_NR] = {
  * @cmd: command, owned by the caller's context
  * @new: the state it enters
  *
- * The only place a command's state changes. Into FREE from RECEIVED (a
- * request that needs no response), IN_LIO (aborted without one) or SENT;
- * RECEIVED when dispatched (or when its table came, or LIO refused a TMF);
- * TABLE from RECEIVED; IN_LIO once LIO has it, and back from DATA_OUT;
- * RSP when a response is queued (the target's own requests start there,
- * from FREE, or reuse a command that would go back to the pool); SENT
- * from RSP. Another transition is a bug: warned about once, and made.
+ * The only place a command's state changes (srpt_cmd_from[]): to FREE from
+ * RECEIVED (no response due), IN_LIO (aborted without one) or SENT;
+ * RECEIVED when dispatched, its table came or LIO refused a TMF; TABLE from
+ * RECEIVED; IN_LIO once LIO has it, and back from DATA_OUT; RSP when a
+ * response is queued (the target's own requests: from FREE, or reusing a
+ * command bound for the pool); SENT from RSP. Others: warned once, made.
  */
 void srpt_cmd_set_state(struct srpt_cmd *cmd, enum srpt_cmd_state new)
 {
@@ -173,10 +166,9 @@ static int srpt_ib_post_send(struct ib_qp *qp, struct ib_send_wr *wr,
 
 /*
  * Post @wr unless the channel drains; a real posting error is fatal. If
- * the chain @wr of @cmd was posted only in part (the work requests before
- * the failing one are on the queue and may still move data), @cmd goes
- * to ch->post_failed and srpt_ch_drain() fails it once the drain flushed
- * them: return -EINPROGRESS then.
+ * @cmd's chain went in part (the WRs before the failing one may still move
+ * data), @cmd goes to ch->post_failed, for srpt_ch_drain() to fail once
+ * they are flushed: return -EINPROGRESS then.
  */
 static int srpt_post_send(struct srpt_rdma_ch *ch, struct ib_send_wr *wr,
 			  struct srpt_cmd *cmd)
@@ -249,8 +241,7 @@ int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 /**
  * srpt_repost_iu() - give the request buffer of a command back
  * @cmd: command; its request buffer (if it still has one) is reposted
- * @credit: the request consumed a credit, to be returned with the next
- *	response
+ * @credit: the request used a credit, to return with the next response
  */
 void srpt_repost_iu(struct srpt_cmd *cmd, bool credit)
 {
@@ -264,13 +255,11 @@ void srpt_repost_iu(struct srpt_cmd *cmd, bool credit)
 }
 
 /*
- * Credits given back (ch->req_lim_delta) ride on the next response. With
- * no request left to answer - the last one ended without a response (LIO
- * aborted it: a LOGICAL UNIT RESET of another nexus without TAS) - they
- * would stay here while the initiator may be waiting for them: then an
- * SRP_CRED_REQ carries them, one at a time (the initiator keeps a single
- * slot for its answers; the SRP_CRED_RSP ends it). Caller holds ch->lock;
- * @cmd is the last busy command.
+ * With no request left to answer (the last ended without a response: LIO
+ * aborted it, a LOGICAL UNIT RESET of another nexus without TAS), returned
+ * credits would wait here while the initiator may wait for them: an
+ * SRP_CRED_REQ carries them, one outstanding at a time (the initiator has
+ * one slot for answers). Caller holds ch->lock and the last busy command.
  */
 static bool srpt_cred_req_due(struct srpt_rdma_ch *ch)
 {
@@ -281,15 +270,13 @@ static bool srpt_cred_req_due(struct srpt_rdma_ch *ch)
 }
 
 /*
- * An SRP_CRED_REQ goes out when every receive buffer is posted and the
- * initiator holds every credit: its SRP_CRED_RSP, which uses no credit,
- * needs one buffer more, or an initiator that sends a full burst of
- * requests first finds none for it (an RNR stall on IB and RoCE, a
- * terminated connection on iWARP). So a spare buffer is posted for it:
- * the channel's own, or one of its SRQ's (if the SRQ still has spares
- * posted for channels that went before their SRP_CRED_RSP came, that one
- * serves). Whichever buffer then takes the SRP_CRED_RSP becomes the
- * spare: srpt_cred_rsp_recv().
+ * An SRP_CRED_REQ goes out with every receive buffer posted and every
+ * credit the initiator's: its SRP_CRED_RSP, which uses no credit, needs a
+ * buffer more, or an initiator sending a full burst first finds none (an
+ * RNR stall on IB and RoCE, a terminated connection on iWARP). So a spare
+ * is posted for it: the channel's own, or one of its SRQ's (or one still
+ * posted for a channel gone before its SRP_CRED_RSP). Whichever buffer
+ * takes the SRP_CRED_RSP becomes the spare: srpt_cred_rsp_recv().
  */
 static void srpt_post_cred_spare(struct srpt_rdma_ch *ch)
 {
@@ -374,10 +361,8 @@ bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag)
  * srpt_put_cmd() - return a command to the channel's pool
  * @cmd: command that has no request buffer, data or work left
  *
- * If it was the last busy one and credits are left to give back, it
- * carries them in an SRP_CRED_REQ first (srpt_cred_req_due()). If
- * received IUs wait for a command, the channel's dispatch work
- * (srpt_recv.c) is queued for them.
+ * The last busy one first carries leftover credits in an SRP_CRED_REQ
+ * (srpt_cred_req_due()); IUs waiting for a command get the dispatch work.
  */
 void srpt_put_cmd(struct srpt_cmd *cmd)
 {
@@ -519,10 +504,9 @@ static void srpt_cmd_done(struct srpt_cmd *cmd)
 }
 
 /*
- * The data-in of a command cannot be moved: answer it with CHECK
- * CONDITION, ABORTED COMMAND (the initiator retries), and no data. The
- * response it replaces was counted by srpt_send_rsp(): an error now, unless
- * that one was counted as an error already.
+ * The data-in of @cmd cannot be moved: answer CHECK CONDITION, ABORTED
+ * COMMAND (the initiator retries), no data. The replaced response was
+ * counted by srpt_send_rsp(): count an error unless it was one already.
  */
 static void srpt_data_in_failed(struct srpt_cmd *cmd)
 {
@@ -558,9 +542,8 @@ void srpt_free_table(struct srpt_cmd *cmd)
 }
 
 /*
- * The RDMA READ of the indirect table of @cmd is over (@err 0) or will
- * not happen: give the context back and let the request go on. The table
- * stays in cmd->table until srpt_free_table(); its RDMA context does not.
+ * The RDMA READ of @cmd's indirect table is over (@err 0) or will not be:
+ * free its context, keep the table (srpt_free_table()), go on.
  */
 static void srpt_table_fetched(struct srpt_cmd *cmd, int err)
 {
@@ -578,13 +561,11 @@ static void srpt_table_fetched(struct srpt_cmd *cmd, int err)
 /**
  * srpt_fetch_table() - RDMA READ the indirect table of an SRP_CMD
  * @cmd: command (not handed to LIO yet) holding the SRP_CMD
- * @where: the table in initiator memory, at most SRPT_MAX_TABLE_DESC
- *	descriptors
+ * @where: the table in initiator memory (at most SRPT_MAX_TABLE_DESC)
  * @done: called once cmd->table holds the table (err 0), or with an
  *	error and no table (the channel is going away, the READ failed)
  *
- * The READ waits for send queue slots and RDMA contexts like the data
- * transfers, in order with them.
+ * The READ queues with the data transfers, in order.
  *
  * Return: 0 if @done will be called, -ENOMEM if no buffer is free.
  */
@@ -695,12 +676,11 @@ static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
 }
 
 /*
- * Start the waiting commands in order - ch->rsp_wait, then ch->sq_wait -
- * while the send queue and the MR pool have room. One context at a time
- * does this; others that add commands or give resources back only ask it
- * to look again, so that failures that finish commands (and queue their
- * responses) while the channel drains are handled in this loop instead of
- * by recursion.
+ * Start the waiting commands in order (ch->rsp_wait, then ch->sq_wait)
+ * while the send queue and the MR pool have room. One context at a time:
+ * others adding commands or giving resources back ask it to look again,
+ * so failures that finish commands (and queue their responses) while the
+ * channel drains loop here instead of recursing.
  */
 static void srpt_sq_kick(struct srpt_rdma_ch *ch)
 {
@@ -759,11 +739,10 @@ static void srpt_start(struct srpt_cmd *cmd)
 }
 
 /*
- * A completion must be for what @cmd has posted. siw completes an RDMA
- * READ twice when it flushes a QP whose READ was taken up for sending but
- * not yet sent: from the outstanding-READ queue, and again as the work
- * request in progress. Finishing the command a second time would free it
- * under LIO; such a completion is logged and dropped.
+ * A completion must be for what @cmd posted. siw completes an RDMA READ
+ * twice when it flushes a QP whose READ was taken up but not yet sent
+ * (from the outstanding-READ queue, again as the WR in progress); a second
+ * finish would free the command under LIO: log and drop it.
  */
 static bool srpt_wc_expected(struct srpt_cmd *cmd, struct ib_wc *wc,
 			     enum srpt_cmd_state what)
@@ -840,9 +819,8 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc)
  * srpt_send_rsp() - send the response built in cmd->rsp_buf
  * @cmd: command, after its data-in (RDMA WRITEs) if cmd->rsp_with_data
  *
- * The response waits for send queue slots (and RDMA contexts for the
- * data) behind earlier ones; its credits are filled in when it is posted.
- * The command is finished once the response was sent, or failed.
+ * Queued behind earlier ones for send queue slots (and RDMA contexts for
+ * data); credits go in at posting; the command ends once sent or failed.
  */
 void srpt_send_rsp(struct srpt_cmd *cmd)
 {
@@ -866,10 +844,9 @@ void srpt_send_rsp(struct srpt_cmd *cmd)
  * srpt_start_read() - RDMA READ the data-out of a command, then execute it
  * @cmd: LIO command with data to fetch
  *
- * The READ waits for send queue slots and RDMA contexts (MRs on iWARP)
- * behind earlier work; when it completes, LIO executes the command. If it
- * cannot be done the command fails through
- * transport_generic_request_failure().
+ * The READ queues behind earlier work for send queue slots and RDMA
+ * contexts (MRs on iWARP); then LIO executes the command, or it fails
+ * through transport_generic_request_failure().
  */
 void srpt_start_read(struct srpt_cmd *cmd)
 {
@@ -890,22 +867,16 @@ void srpt_drop_iu(struct srpt_recv_iu *iu)
 		srpt_srq_post(iu);
 }
 
-/*
- * How long the release of a channel waits for its SRP_T_LOGOUT to be sent
- * (acknowledged by the initiator's HCA) before it drains the QP anyway.
- */
+/* How long a release waits for its SRP_T_LOGOUT's HCA ack, then drains. */
 #define SRPT_LOGOUT_WAIT	(2 * HZ)
 
 /**
  * srpt_ch_send_logout() - send the SRP_T_LOGOUT srpt_logout_ch() asked for
- * @ch: channel being released, before srpt_ch_drain()
+ * @ch: channel being released (process context), before srpt_ch_drain()
  *
- * The logout goes behind the responses already queued, in a command of
- * the pool (if all are busy, their responses end the channel's I/O
- * anyway and it is left out). Waits until it was sent or failed, at most
- * SRPT_LOGOUT_WAIT.
- *
- * Context: process (the release work).
+ * In a command of the pool, behind the queued responses (none free: left
+ * out, their responses end the I/O anyway); waits until it was sent or
+ * failed, at most SRPT_LOGOUT_WAIT.
  */
 void srpt_ch_send_logout(struct srpt_rdma_ch *ch)
 {
@@ -936,21 +907,16 @@ void srpt_ch_send_logout(struct srpt_rdma_ch *ch)
 			 jiffies_to_msecs(SRPT_LOGOUT_WAIT));
 }
 
-/*
- * How long the drain of a QP on an SRQ waits for the device to say that
- * the QP took its last receive (IB_EVENT_QP_LAST_WQE_REACHED).
- */
+/* How long an SRQ QP's drain waits for IB_EVENT_QP_LAST_WQE_REACHED. */
 #define SRPT_LAST_WQE_WAIT	(10 * HZ)
 
 /*
- * ib_drain_qp() for a QP on an SRQ, on both kernels (6.1 leaves the
- * receive side out, 6.12 polls the CQ itself, which is not for CQs of the
- * CQ pool): the QP goes to the error state and the send queue is drained;
- * then, once the QP took its last receive from the SRQ, the send queue is
- * drained again: its drain marker completes on the CQ behind the last
- * receive completion, so when it is back every receive of the QP was
- * handled. siw completes a receive in progress when its QP fails, before
- * the first drain marker, and sends no LAST_WQE_REACHED: no wait there.
+ * ib_drain_qp() for a QP on an SRQ, on both kernels (6.1 skips receives;
+ * 6.12 polls the CQ itself, wrong for CQ pool CQs): error state, send queue
+ * drained; once the QP took its last receive, the send queue again: its
+ * marker completes behind the last receive completion, so then every
+ * receive was handled. siw completes a receive in progress when the QP
+ * fails, before the first marker, and sends no LAST_WQE_REACHED: no wait.
  */
 static void srpt_drain_srq_qp(struct srpt_rdma_ch *ch)
 {
@@ -967,9 +933,8 @@ static void srpt_drain_srq_qp(struct srpt_rdma_ch *ch)
  * srpt_ch_drain() - stop all work on a channel: DISCONNECTING -> DRAINING
  * @ch: channel being released
  *
- * After this no work request is posted any more, every posted one has
- * completed, parked IUs are dropped and commands waiting for the send
- * queue have been finished with an error. LIO commands still executing
+ * Afterwards nothing is posted, all posted WRs completed, parked IUs are
+ * dropped and queued commands failed; LIO commands still executing
  * complete without touching the QP.
  *
  * Context: process, not from a completion handler of the channel.

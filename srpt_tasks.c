@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The task sets of a channel, for task management: the SCSI commands of
- * the channel on a LU, and the wait that keeps a TMF's response behind
- * those of the tasks it dealt with. Reads the command pool under
- * ch->lock; calls nothing of the module's.
+ * A channel's task sets, for task management: its SCSI commands on a LU,
+ * and the wait keeping a TMF's response behind those of its tasks. Reads
+ * the command pool under ch->lock; calls nothing of the module's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,8 +38,7 @@ static bool srpt_cmd_on_lu(struct srpt_cmd *cmd, const struct se_device *dev,
  * @dev: the LU's device: its commands on it, whatever LUN the channel's
  *	ACL maps it to; NULL: its commands on @lun
  * @lun: see @dev
- * @tas: mark them to be answered TASK ABORTED if LIO aborts them
- *	(cmd->clear_tas)
+ * @tas: mark them for TASK ABORTED if LIO aborts them (cmd->clear_tas)
  * @tasks: room for @max
  * @max: entries in @tasks
  *
@@ -108,13 +106,12 @@ static bool srpt_ch_unanswered(struct srpt_rdma_ch *ch, u64 lun,
  * @lun: the TMF's LU
  * @tag: the task an ABORT TASK names, or NULL for every task on @lun
  *
- * LIO aborts a task only if it has not completed yet; one that completed
- * gets its response from the fabric callback a moment later, which may
- * come after LIO answered the TMF. The initiator must not see such a
- * response after the TMF's (ib_srp reuses the task's tag once the TMF is
- * answered), so the TMF response waits until those responses are queued,
- * and then goes behind them (cmd->in_order). Bounded by
- * SRPT_TMF_ORDER_WAIT_MS; the channel going away finishes its commands.
+ * LIO aborts only tasks not yet completed; a completed one gets its
+ * response from the fabric callback a moment later, maybe after LIO
+ * answered the TMF. The initiator must not see it after the TMF's (ib_srp
+ * reuses the tag then), so the TMF response waits until those are queued
+ * and goes behind them (cmd->in_order). Bounded by SRPT_TMF_ORDER_WAIT_MS;
+ * a channel going away finishes its commands.
  *
  * Context: process.
  */
