@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The LIO fabric "srpt": target ports (WWNs named by port GID or GUID),
- * their TPGs (tpgt_1, tpgt_2, ...), node ACLs and the configfs attributes.
- *
- * configfs layout (what targetcli / rtslib create):
- *   target/srpt/discovery_auth/rdma_cm_port
- *   target/srpt/0x<32 hex: port GID>/tpgt_<N>/{enable,attrib/,acls/,lun/}
- *   target/srpt/<xxxx:xxxx:xxxx:xxxx: port GUID>/...
- *   target/srpt/<port>/tpgt_1/acls/0x<32 hex: initiator port ID>
- *   target/srpt/<port>/tpgt_1/acls/<initiator IP address> (RDMA/CM)
+ * their TPGs (tpgt_1, tpgt_2, ...), node ACLs and the configfs attributes
+ * (target/srpt/discovery_auth/rdma_cm_port, <port>/tpgt_<N>/{enable,
+ * attrib/,acls/,lun/}); the names: Documentation/admin-guide.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,9 +68,8 @@ static int srpt_get_cmd_state(struct se_cmd *se_cmd)
 }
 
 /*
- * configfs removed a live ACL: log the initiator out. The channel's
- * release may have begun: it waits for sess_closed before it frees the
- * session and the channel (srpt_wait_close_session()).
+ * configfs removed a live ACL: log the initiator out. A release already
+ * begun waits for sess_closed (srpt_wait_close_session()).
  */
 static void srpt_close_session(struct se_session *se_sess)
 {
@@ -171,12 +165,10 @@ static void srpt_drop_tpg(struct se_portal_group *se_tpg)
 }
 
 /*
- * mkdir acls/<name>: refuse a name no login could ever match.
- *
- * LIO has named the ACL's configfs group before it calls us, and when we
- * refuse, it frees the ACL but not that name (kmalloc'ed when it has 20
- * characters or more; kmemleak found it). Renaming the group to a short
- * name frees it: the group was never linked into configfs.
+ * mkdir acls/<name>: refuse a name no login could match. On a refusal LIO
+ * frees the ACL but not the name it gave its configfs group (kmalloc'ed
+ * from 20 characters on; kmemleak found it): renaming the group, never
+ * linked into configfs, to a short name frees it.
  */
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
@@ -196,9 +188,8 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 
 /*
  * mkdir np/<IPv4>:<port> or np/[<IPv6>]:<port>: an RDMA/CM listener on
- * that address, besides the wildcard one of rdma_cm_port. Logins that come
- * through it are handled like any other (the target port is found by the
- * GID of the RDMA port they arrive on).
+ * that address, beside rdma_cm_port's. Its logins are like any other (the
+ * target port is found by the GID of the RDMA port they arrive on).
  */
 static struct se_tpg_np *srpt_make_np(struct se_portal_group *se_tpg,
 				      struct config_group *group,
@@ -338,10 +329,9 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 }
 
 /*
- * use_srq: channels that log in from now on receive through their
- * device's shared receive queue (srpt_srq_size buffers, made at the first
- * such login) instead of srp_credits buffers each; channels already
- * logged in keep what they have.
+ * use_srq: channels logging in from now on receive through their device's
+ * SRQ (srpt_srq_size buffers, made at the first such login) instead of
+ * srp_credits buffers each; those logged in keep theirs.
  */
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
@@ -386,13 +376,10 @@ static const char *srpt_info_state(enum srpt_ch_state state)
 }
 
 /*
- * acls/<name>/info: the live session of the ACL and its channels, in the
- * layout rtslib reads for `targetcli sessions` (that of iSCSI's info):
- * InitiatorName, InitiatorAlias (the initiator port ID), "LIO Session ID:
- * <id> SessionType: Normal", the session state, then per channel "CID:
- * <id> Connection State: TARG_CONN_STATE_<state>" and "Address <address>
- * <CM>". The channels of one ACL make one session here (LIO has one
- * se_session per channel); its ID is that of the oldest channel.
+ * acls/<name>/info: the ACL's live session and its channels, in the layout
+ * rtslib reads for `targetcli sessions` (iSCSI's info). The channels of an
+ * ACL make one session here (LIO has an se_session per channel), with the
+ * oldest channel's ID; InitiatorAlias is the initiator port ID.
  */
 static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 {

@@ -1,28 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counters of a target port in configfs, in the fabric_statistics
- * directory LIO gives each port (iSCSI keeps its login counters there
- * too). Read-only, one value per file; rtslib neither saves nor restores
- * them, so saved configurations are unaffected.
- *
- *   target/srpt/<port>/fabric_statistics/srpt_login_stats/
- *	accepted			logins accepted
- *	rejected			logins refused, all reasons
- *	rejected_<reason>		refused with that SRP_LOGIN_REJ reason
- *	last_rejected_initiator		initiator port ID of the last refusal
- *	last_rejected_address		its IP address or port GID
- *	last_rejected_reason		0x000100xx, the reason in words, and
- *					what the target found wrong
- *   target/srpt/<port>/fabric_statistics/srpt_port_stats/
- *	channels_<state>		channels in that state now
- *	credits_outstanding		credits the live initiators hold
- *	commands, task_mgmt, bytes_in, bytes_out, errors, aborts,
- *	sq_waits, wr_errors		what the port's channels did since the
- *					port was created (enum srpt_stat)
- *
- * Logins that find no target port (a device or GID nobody exports) are
- * only counted module-wide, in debugfs ib_srpt/events; each channel's own
- * figures are in debugfs ib_srpt/channels.
+ * Counters of a target port in configfs, srpt_login_stats/ and
+ * srpt_port_stats/ in the fabric_statistics directory LIO gives each port
+ * (iSCSI keeps its login counters there too). Read-only, one value per
+ * file; rtslib neither saves nor restores them, so saved configurations
+ * are unaffected. What each file counts: Documentation/admin-guide.rst,
+ * Counters (and for logins that find no target port, debugfs events).
  */
 #include <linux/configfs.h>
 #include <linux/module.h>

@@ -1,20 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the module holds right now, for leak checks: counts of channels,
- * LIO sessions and buffer bytes, kept by the files that allocate them and
- * readable in debugfs as /sys/kernel/debug/ib_srpt/resources ("name value"
- * per line). With no channel left every figure is 0. Beside them, in
- * /sys/kernel/debug/ib_srpt/events, how often rarer paths ran since the
- * module was loaded (the same format), so that tests can tell they did.
- *
- * On kernels with CONFIG_FAULT_INJECTION_DEBUG_FS also the fault
- * injection point /sys/kernel/debug/ib_srpt/fail_post_send (see
- * Documentation/fault-injection): a chain of work requests is then posted
- * only in part, as a full send queue of a real HCA can do.
- *
- * The tracepoints of srpt_trace.h are defined here too.
- *
- * This file calls nothing else of the module.
+ * Counters of what the module holds now, kept by the files that allocate
+ * it (debugfs ib_srpt/resources, all 0 with no channel left: leak checks),
+ * and of how often rarer paths ran (ib_srpt/events, so tests can tell);
+ * the fault injection point ib_srpt/fail_post_send (a chain posted in
+ * part, as a real HCA's full send queue can) and the fault points; the
+ * tracepoints of srpt_trace.h. The files: Documentation/ib_srpt.rst,
+ * debugfs. Calls nothing else of the module.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -122,10 +114,9 @@ DEFINE_SHOW_ATTRIBUTE(srpt_events);
 static DECLARE_FAULT_ATTR(srpt_fail_post_send);
 
 /**
- * srpt_fault_post_send() - should this post of a chain fail after its first
- *	work request?
+ * srpt_fault_post_send() - should a chain's post fail after its first WR?
  *
- * Without CONFIG_FAULT_INJECTION an inline in ib_srpt.h says no.
+ * Without CONFIG_FAULT_INJECTION an inline in srpt_stats.h says no.
  *
  * Return: true when the fail_post_send fault injection says so.
  */
@@ -145,10 +136,10 @@ static void srpt_fault_init(struct dentry *dir)
 #endif
 
 /*
- * Fault points (tests): a delay of a chosen step, to hold a race window
- * open. debugfs ib_srpt/fault_delay_ms/<point> in ms, 0 = off (default);
- * the module parameter fault_delay_ms="<point>=<ms>[,...]" sets them at
- * load, for the steps of module init. Off, a point costs a static branch.
+ * Fault points (tests): delay a chosen step to hold a race window open.
+ * debugfs ib_srpt/fault_delay_ms/<point> in ms, 0 = off (default); the
+ * parameter fault_delay_ms="<point>=<ms>[,...]" sets them at load, for
+ * module init's steps.
  */
 DEFINE_STATIC_KEY_FALSE(srpt_fault_key);
 static u32 srpt_fault_ms[SRPT_FAULT_NR];

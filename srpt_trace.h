@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of ib_srpt (tracefs events/ib_srpt/): logins and their
- * rejections, channel and command state changes, SCSI commands received,
- * responses sent and failed work requests. Defined in srpt_stats.c.
- *
- *   echo 1 > /sys/kernel/tracing/events/ib_srpt/enable
- *   cat /sys/kernel/tracing/trace_pipe
- *
- * Channels are named by ch->id, the number the ACL's info attribute (and
- * so `targetcli sessions`) shows as the session and connection ID.
+ * Tracepoints of ib_srpt (tracefs events/ib_srpt/), defined in
+ * srpt_stats.c; what each shows and how to enable them:
+ * Documentation/admin-guide.rst, Tracepoints. Channels are named by ch->id,
+ * the session and connection ID of the ACL's info (`targetcli sessions`).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ib_srpt
