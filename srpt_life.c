@@ -236,26 +236,6 @@ bool __srpt_ch_get_live(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_ch_get() - take another reference to a channel (srpt_rdma_ch.ref)
- * @ch: channel the caller holds a reference to, or whose release has not
- *	dropped its own yet (its receive completions, its CM's handlers)
- */
-void srpt_ch_get(struct srpt_rdma_ch *ch)
-{
-	refcount_inc(&ch->ref);
-}
-
-/**
- * srpt_ch_put() - drop a reference taken with srpt_ch_get()
- * @ch: channel; the caller must not touch it afterwards
- */
-void srpt_ch_put(struct srpt_rdma_ch *ch)
-{
-	if (refcount_dec_and_test(&ch->ref))
-		wake_up_var(&ch->ref);
-}
-
-/**
  * srpt_ch_put_wait() - drop the release's reference and wait for the rest
  * @ch: drained channel (not LIVE: no new references), its LIO session
  *	stopped and its LIO commands released
