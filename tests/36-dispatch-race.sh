@@ -2,9 +2,10 @@
 # A channel goes while an IU it received is being dispatched by a context
 # the QP drain does not wait for (issue 37's use-after-free). An initiator
 # keeps a channel on the shared receive queue full (use_srq=1: its command
-# pool starts at 16, so further IUs wait for a command); the grow work or
-# a command coming back from LIO dispatches the waiting ones, and the
-# fault point "dispatch" (3 s) holds each such dispatch before its handler.
+# pool starts at 16, so further IUs wait for a command); the channel's
+# dispatch work (queued to grow the pool, or by a command coming back
+# from LIO) dispatches the waiting ones, and the fault point "dispatch"
+# (3 s) holds each such dispatch before its handler.
 # The initiator logs out while one is held: the release must wait for the
 # dispatch before it stops and frees the LIO session. Before the fix it
 # did not, and the handler called target_init_cmd() on the freed session
