@@ -7,7 +7,8 @@
 # from LIO) dispatches the waiting ones, and the fault point "dispatch"
 # (3 s) holds each such dispatch before its handler.
 # The initiator logs out while one is held: the release must wait for the
-# dispatch before it stops and frees the LIO session. Before the fix it
+# dispatch before it frees the LIO session (one it stopped refuses the
+# request). Before the fix it
 # did not, and the handler called target_init_cmd() on the freed session
 # (slub_debug=P poisons freed objects, so the release kernel oopses too).
 # Checks: the fault point was taken, the channel released, no kernel
