@@ -8,9 +8,9 @@
 # (3 s) holds each such dispatch before its handler.
 # The initiator logs out while one is held: the release must wait for the
 # dispatch before it frees the LIO session (one it stopped refuses the
-# request). Before the fix it
-# did not, and the handler called target_init_cmd() on the freed session
-# (slub_debug=P poisons freed objects, so the release kernel oopses too).
+# request). Before the fix it did not, and the handler called
+# target_init_cmd() on the freed session (slub_debug=P poisons freed
+# objects, so the release kernel oopses too).
 # Checks: the fault point was taken, the channel released, no kernel
 # report, every resources figure 0, and a new login does verified I/O.
 # kernel-args: slub_debug=P
