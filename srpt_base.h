@@ -646,7 +646,10 @@ struct srpt_task {
  * @n_cmds: commands in @cmd_chunks
  * @max_cmds: most commands the pool grows to
  * @dispatch_work: grows an exhausted pool, dispatches waiting IUs (srpt_recv.c)
- * @dispatch_queued: @dispatch_work is queued, with a reference (under @lock)
+ * @dispatch_queued: @dispatch_work is queued or running, with a reference
+ *	(under @lock)
+ * @grow_wanted: IUs found the pool empty: @dispatch_work grows it (under
+ *	@lock)
  * @free_cmds: unused commands of the pool
  * @cmds_busy: commands not in @free_cmds (under @lock)
  * @cred_req_out: an SRP_CRED_REQ is unanswered (under @lock)
@@ -722,6 +725,7 @@ struct srpt_rdma_ch {
 	u32				max_cmds;
 	struct work_struct		dispatch_work;
 	bool				dispatch_queued;
+	bool				grow_wanted;
 	struct list_head		free_cmds;
 	u32				cmds_busy;
 	bool				cred_req_out;

@@ -27,9 +27,11 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch);
 #define SRPT_SRQ_FIRST_CMDS	16
 
 /*
- * IUs wait on @ch (dispatch_queued set, with a reference): if the pool is
- * out of commands, double it (up to ch->max_cmds; failing that, the IUs
- * wait for commands to come back), then dispatch them.
+ * IUs wait on @ch (dispatch_queued set, with a reference): if they found
+ * the pool out of commands (grow_wanted), double it (up to ch->max_cmds;
+ * failing that, the IUs wait for commands to come back), then dispatch
+ * them. Until the growth is done no other is asked for: the dispatch
+ * after it looks again.
  */
 static void srpt_dispatch_work(struct work_struct *w)
 {
@@ -40,8 +42,7 @@ static void srpt_dispatch_work(struct work_struct *w)
 	bool grow;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	ch->dispatch_queued = false;
-	grow = n && list_empty(&ch->free_cmds) && ch->state == SRPT_CH_LIVE;
+	grow = ch->grow_wanted && n && ch->state == SRPT_CH_LIVE;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (grow) {
 		srpt_fault_delay(SRPT_FAULT_GROW);
@@ -49,6 +50,10 @@ static void srpt_dispatch_work(struct work_struct *w)
 			pr_warn_ratelimited("%s: no memory for %u more commands; requests wait for those in use\n",
 					    ch->sess_name, n);
 	}
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->dispatch_queued = false;
+	ch->grow_wanted = false;
+	spin_unlock_irqrestore(&ch->lock, flags);
 	srpt_run_iu_wait(ch);
 	srpt_ch_put(ch);
 }
@@ -118,15 +123,18 @@ int srpt_post_all_recvs(struct srpt_rdma_ch *ch)
 }
 
 /*
- * IUs wait for an empty pool that may grow: mark the dispatch work queued,
- * with a reference to @ch, for the caller to queue. Caller holds ch->lock.
+ * IUs wait for an empty pool that may grow: ask the dispatch work to grow
+ * it (grow_wanted) and, unless it is queued already, mark it queued with
+ * a reference to @ch, for the caller to queue. Caller holds ch->lock.
  */
 static bool srpt_grow_due(struct srpt_rdma_ch *ch)
 {
 	lockdep_assert_held(&ch->lock);
-	if (ch->state != SRPT_CH_LIVE || ch->dispatch_queued ||
-	    ch->n_cmds >= ch->max_cmds || list_empty(&ch->iu_wait) ||
-	    !list_empty(&ch->free_cmds))
+	if (ch->state != SRPT_CH_LIVE || ch->n_cmds >= ch->max_cmds ||
+	    list_empty(&ch->iu_wait) || !list_empty(&ch->free_cmds))
+		return false;
+	ch->grow_wanted = true;
+	if (ch->dispatch_queued)
 		return false;
 	ch->dispatch_queued = true;
 	srpt_ch_get(ch);
