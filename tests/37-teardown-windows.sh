@@ -35,7 +35,9 @@ taken() { klog_count "fault point $1:"; }
 # mark WHAT: a line of ours in the kernel log, for its time stamp.
 mark() { echo "tests/37: $*" >/dev/kmsg; }
 # klog_time PATTERN: the time stamp (s) of the last kept log line with it.
-klog_time() { grep -- "$1" "$KLOG" | tail -n1 | sed -n 's/^\[ *\([0-9]*\.[0-9]*\)\].*/\1/p'; }
+klog_time() { grep -- "$1" "$KLOG" | tail -n1 | line_time; }
+# line_time: the time stamp (s) of the kernel log line on stdin.
+line_time() { sed -n 's/^\[ *\([0-9]*\.[0-9]*\)\].*/\1/p'; }
 # secs_between T0 T1: T1 - T0, two decimals.
 secs_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -63,7 +65,7 @@ in_window() {
 	local t0 t1 d
 	t0=$(awk -v p="fault point $2:" -v m="tests/37: $3" '
 		index($0, p) { t = $0 } index($0, m) { r = t } END { print r }' "$KLOG" |
-		sed -n 's/^\[ *\([0-9]*\.[0-9]*\)\].*/\1/p')
+		line_time)
 	t1=$(klog_time "tests/37: $3")
 	if [ -z "$t0" ] || [ -z "$t1" ]; then
 		fail "$1: no time stamps of the $2 hold before '$3' ($t0) and of '$3' ($t1)"
