@@ -81,25 +81,6 @@ struct srpt_svc_entry {
 /* Send to / from, RDMA read from, RDMA write from the initiator. */
 #define SRPT_OP_CAP		0x2b
 
-static u16 srpt_dm_class_port_info(struct srpt_dm_mad *rsp)
-{
-	struct ib_class_port_info *cpi = (void *)rsp->data;
-
-	cpi->base_version = IB_MGMT_BASE_VERSION;
-	cpi->class_version = SRPT_DM_CLASS_VERSION;
-	ib_set_cpi_resp_time(cpi, SRPT_DM_RESP_TIME);
-	return 0;
-}
-
-static u16 srpt_dm_iou_info(struct srpt_dm_mad *rsp)
-{
-	struct srpt_iou_info *iou = (void *)rsp->data;
-
-	iou->max_controllers = SRPT_DM_SLOT;
-	iou->controller_list[0] = 0x10;	/* slot 1: controller present */
-	return 0;
-}
-
 static u16 srpt_dm_ioc_profile(struct srpt_port *sport, u32 slot,
 			       struct srpt_dm_mad *rsp)
 {
@@ -150,6 +131,8 @@ static u16 srpt_dm_answer(struct srpt_port *sport,
 			  const struct srpt_dm_mad *req,
 			  struct srpt_dm_mad *rsp)
 {
+	struct ib_class_port_info *cpi = (void *)rsp->data;
+	struct srpt_iou_info *iou = (void *)rsp->data;
 	u32 mod = be32_to_cpu(req->hdr.attr_mod);
 
 	if (req->hdr.method == IB_MGMT_METHOD_SET)
@@ -158,9 +141,14 @@ static u16 srpt_dm_answer(struct srpt_port *sport,
 		return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD;
 	switch (be16_to_cpu(req->hdr.attr_id)) {
 	case SRPT_DM_ATTR_CLASS_PORT_INFO:
-		return srpt_dm_class_port_info(rsp);
+		cpi->base_version = IB_MGMT_BASE_VERSION;
+		cpi->class_version = SRPT_DM_CLASS_VERSION;
+		ib_set_cpi_resp_time(cpi, SRPT_DM_RESP_TIME);
+		return 0;
 	case SRPT_DM_ATTR_IOU_INFO:
-		return srpt_dm_iou_info(rsp);
+		iou->max_controllers = SRPT_DM_SLOT;
+		iou->controller_list[0] = 0x10;	/* slot 1: controller present */
+		return 0;
 	case SRPT_DM_ATTR_IOC_PROFILE:
 		return srpt_dm_ioc_profile(sport, mod, rsp);
 	case SRPT_DM_ATTR_SVC_ENTRIES:
