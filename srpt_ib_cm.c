@@ -28,6 +28,12 @@ static int srpt_ib_qp_attr(struct srpt_rdma_ch *ch, struct ib_qp_attr *qa,
 	return ib_cm_init_qp_attr(ch->ib_cm, qa, mask);
 }
 
+static void srpt_ib_destroy_qp(struct srpt_rdma_ch *ch)
+{
+	ib_destroy_qp(ch->qp);
+	ch->qp = NULL;
+}
+
 static int srpt_ib_create_qp(struct srpt_rdma_ch *ch,
 			     struct ib_qp_init_attr *attr)
 {
@@ -42,17 +48,9 @@ static int srpt_ib_create_qp(struct srpt_rdma_ch *ch,
 	ret = srpt_ib_qp_attr(ch, &qa, IB_QPS_INIT, &mask);
 	if (!ret)
 		ret = ib_modify_qp(qp, &qa, mask);
-	if (ret) {
-		ib_destroy_qp(qp);
-		ch->qp = NULL;
-	}
+	if (ret)
+		srpt_ib_destroy_qp(ch);
 	return ret;
-}
-
-static void srpt_ib_destroy_qp(struct srpt_rdma_ch *ch)
-{
-	ib_destroy_qp(ch->qp);
-	ch->qp = NULL;
 }
 
 /* RTR with the REP's PSN, RDMA READ depth and RNR NAK timer, then RTS. */
