@@ -80,7 +80,6 @@ static int srpt_rdma_accept(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
 		.initiator_depth = min_t(int, req->initiator_depth,
 					 a->max_qp_init_rd_atom),
 	};
-
 	int ret;
 
 	/* Taken when rdma_accept() moves the QP to RTR; 0 is 655.36 ms. */
@@ -136,20 +135,18 @@ static const struct srpt_cm_ops srpt_rdma_cm_ops = {
 	.destroy	= srpt_rdma_destroy,
 };
 
-/* The initiator's address of an RDMA/CM login, as text and as IPv6. */
+/* The initiator's address of a login (@lc zeroed), as text and as IPv6. */
 static void srpt_login_ip(struct srpt_login_ctx *lc, struct sockaddr *sa)
 {
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)sa;
 	struct sockaddr_in *sin = (struct sockaddr_in *)sa;
 
-	if (sa->sa_family == AF_INET) {
+	if (sa->sa_family == AF_INET)
 		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, &lc->ip_raw);
-	} else if (sa->sa_family == AF_INET6) {
+	else if (sa->sa_family == AF_INET6)
 		lc->ip_raw = sin6->sin6_addr;
-	} else {
-		lc->ip[0] = '\0';
-		return;
-	}
+	else
+		return;	/* lc->ip stays "" */
 	lc->has_ip = true;
 	if (ipv6_addr_v4mapped(&lc->ip_raw))
 		snprintf(lc->ip, sizeof(lc->ip), "%pI4",
