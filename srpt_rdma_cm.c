@@ -183,12 +183,15 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *id,
 }
 
 /*
- * The device of an id that is no channel's goes away: the RDMA/CM may
- * destroy an np listener's id (non-zero return), which listens again when
- * a device comes (srpt_rdma_cm_relisten()) - unless it is being started or
- * srpt_rdma_cm_unlisten() has it: those destroy it themselves.
+ * An event of an np listener's id (or of a refused login's: none found).
+ * DEVICE_REMOVAL: the RDMA/CM may destroy the id (non-zero return), which
+ * listens again when a device comes (srpt_rdma_cm_relisten()) - unless it
+ * is being started or srpt_rdma_cm_unlisten() has it: those destroy it
+ * themselves. ADDR_CHANGE: the address moved to another device or MAC
+ * (bonding failover): the relisten work binds it again (as nvmet-rdma does).
  */
-static int srpt_listener_removed(struct rdma_cm_id *id)
+static int srpt_listener_event(struct rdma_cm_id *id,
+			       enum rdma_cm_event_type event)
 {
 	struct srpt_listener *l;
 	int ret = 0;
@@ -197,39 +200,25 @@ static int srpt_listener_removed(struct rdma_cm_id *id)
 	list_for_each_entry(l, &srpt_listeners, entry) {
 		if (l->id != id)
 			continue;
-		pr_info("RDMA/CM listener on %pISpc: device removed\n",
-			&l->addr);
-		if (l->starting) {
-			l->removed = true;
-		} else {
-			l->id = NULL;
-			ret = 1;
+		if (event == RDMA_CM_EVENT_ADDR_CHANGE) {
+			l->rebind = true;
+			pr_info("RDMA/CM listener on %pISpc: address change, binding again\n",
+				&l->addr);
+			schedule_work(&srpt_relisten_work);
+		} else if (event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			pr_info("RDMA/CM listener on %pISpc: device removed\n",
+				&l->addr);
+			if (l->starting) {
+				l->removed = true;
+			} else {
+				l->id = NULL;
+				ret = 1;
+			}
 		}
 		break;
 	}
 	spin_unlock(&srpt_listeners_lock);
 	return ret;
-}
-
-/*
- * The address of an np listener moved to another device or MAC (bonding
- * failover): the relisten work binds it again (as nvmet-rdma does).
- */
-static void srpt_listener_addr_change(struct rdma_cm_id *id)
-{
-	struct srpt_listener *l;
-
-	spin_lock(&srpt_listeners_lock);
-	list_for_each_entry(l, &srpt_listeners, entry) {
-		if (l->id == id) {
-			l->rebind = true;
-			pr_info("RDMA/CM listener on %pISpc: address change, binding again\n",
-				&l->addr);
-			schedule_work(&srpt_relisten_work);
-			break;
-		}
-	}
-	spin_unlock(&srpt_listeners_lock);
 }
 
 static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
@@ -239,13 +228,8 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *id,
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return srpt_rdma_cm_req_recv(id, ev);
-	if (!ch) {	/* a listener, or the id of a refused login */
-		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
-			return srpt_listener_removed(id);
-		if (ev->event == RDMA_CM_EVENT_ADDR_CHANGE)
-			srpt_listener_addr_change(id);
-		return 0;
-	}
+	if (!ch)
+		return srpt_listener_event(id, ev->event);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		srpt_cm_rtu_recv(ch);
