@@ -208,28 +208,6 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 	}
 }
 
-/*
- * The LIO TMF of an SRP one. LIO does ABORT TASK and LOGICAL UNIT RESET;
- * the task sets and CLEAR ACA are done here (srpt_handle_tsk_mgmt()).
- */
-static int srpt_tmf(u8 srp_function)
-{
-	switch (srp_function) {
-	case SRP_TSK_ABORT_TASK:
-		return TMR_ABORT_TASK;
-	case SRP_TSK_ABORT_TASK_SET:
-		return TMR_ABORT_TASK_SET;
-	case SRP_TSK_CLEAR_TASK_SET:
-		return TMR_CLEAR_TASK_SET;
-	case SRP_TSK_LUN_RESET:
-		return TMR_LUN_RESET;
-	case SRP_TSK_CLEAR_ACA:
-		return TMR_CLEAR_ACA;
-	default:
-		return -1;
-	}
-}
-
 /* Most tasks one ABORT TASK SET aborts: a channel has fewer commands. */
 #define SRPT_TASK_SET_MAX	(2 * SRPT_MAX_CREDITS)
 
@@ -453,21 +431,27 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 		return;
 	}
 	cmd->tag = ti.tag;
-	tmf = srpt_tmf(ti.function);
-	if (tmf < 0) {
-		pr_info_ratelimited("%s: task management function %#x not supported\n",
-				    ch->sess_name, ti.function);
-		srpt_send_tm_status(cmd, SRPT_TM_NOT_SUPPORTED);
+	/* LIO does ABORT TASK and LOGICAL UNIT RESET; the others are ours. */
+	switch (ti.function) {
+	case SRP_TSK_ABORT_TASK:
+		tmf = TMR_ABORT_TASK;
+		break;
+	case SRP_TSK_LUN_RESET:
+		tmf = TMR_LUN_RESET;
+		break;
+	case SRP_TSK_ABORT_TASK_SET:
+	case SRP_TSK_CLEAR_TASK_SET:
+		srpt_task_set(cmd, scsilun_to_int(&ti.lun),
+			      ti.function == SRP_TSK_CLEAR_TASK_SET);
 		return;
-	}
-	if (tmf == TMR_CLEAR_ACA) {
+	case SRP_TSK_CLEAR_ACA:
 		/* LIO has no ACA (NormACA 0): there is none to clear. */
 		srpt_send_tm_status(cmd, SRPT_TM_COMPLETE);
 		return;
-	}
-	if (tmf == TMR_ABORT_TASK_SET || tmf == TMR_CLEAR_TASK_SET) {
-		srpt_task_set(cmd, scsilun_to_int(&ti.lun),
-			      tmf == TMR_CLEAR_TASK_SET);
+	default:
+		pr_info_ratelimited("%s: task management function %#x not supported\n",
+				    ch->sess_name, ti.function);
+		srpt_send_tm_status(cmd, SRPT_TM_NOT_SUPPORTED);
 		return;
 	}
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));
