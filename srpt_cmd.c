@@ -49,20 +49,17 @@ static void srpt_send_tm_status(struct srpt_cmd *cmd,
 	srpt_send_rsp(cmd);
 }
 
+/* The TCM_*_TAG of an SRP task attribute, or -1. */
 static int srpt_task_attr(u8 attr)
 {
-	switch (attr) {
-	case 0:
-		return TCM_SIMPLE_TAG;
-	case 1:
-		return TCM_HEAD_TAG;
-	case 2:
-		return TCM_ORDERED_TAG;
-	case 4:
-		return TCM_ACA_TAG;
-	default:
-		return -1;
-	}
+	static const u8 tcm_tag[] = {
+		[0] = TCM_SIMPLE_TAG,
+		[1] = TCM_HEAD_TAG,
+		[2] = TCM_ORDERED_TAG,
+		[4] = TCM_ACA_TAG,
+	};
+
+	return attr < ARRAY_SIZE(tcm_tag) && tcm_tag[attr] ? tcm_tag[attr] : -1;
 }
 
 /* Answer an SRP_CMD that cannot be executed, saying why. */
@@ -160,9 +157,7 @@ static int srpt_check_cmd(struct srpt_cmd *cmd, struct srpt_cmd_info *ci)
 		err = srpt_parse_table(ci, cmd->table);
 	if ((!err || err == SRPT_CMD_EXT_TABLE) && attr < 0)
 		err = SRPT_CMD_BAD_IU;
-	if (err == SRPT_CMD_EXT_TABLE)
-		return attr;
-	if (err) {
+	if (err && err != SRPT_CMD_EXT_TABLE) {
 		srpt_free_table(cmd);
 		srpt_refuse_cmd(cmd, err);
 		return -1;
