@@ -230,9 +230,6 @@ module_init(srpt_init_module);
 module_exit(srpt_cleanup_module);
 
 MODULE_DESCRIPTION("SCSI RDMA Protocol target for LIO");
-/*
- * PACKAGE_VERSION of dkms.conf: dkms installs a module only if its version
- * differs from the distribution's (which has none).
- */
+/* dkms.conf's PACKAGE_VERSION: the distro's has none, so dkms installs ours. */
 MODULE_VERSION("1.0");
 MODULE_LICENSE("GPL");

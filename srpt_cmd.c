@@ -16,10 +16,7 @@
 #include "srpt_tasks.h"
 #include "srpt_trace.h"
 
-/*
- * Answer a request that never reached LIO with a SCSI status; CHECK
- * CONDITION with sense key @key and @asc_ascq (SRPT_ASC_*).
- */
+/* Answer a request LIO never had: @status, its sense @key, @asc_ascq. */
 static void srpt_send_status(struct srpt_cmd *cmd, u8 status, u8 key,
 			     u16 asc_ascq)
 {

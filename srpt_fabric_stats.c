@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counters of a target port in configfs, srpt_login_stats/ and
- * srpt_port_stats/ in the fabric_statistics directory LIO gives each port
- * (iSCSI keeps its login counters there too). Read-only, one value per
- * file; rtslib neither saves nor restores them, so saved configurations
- * are unaffected. What each file counts: Documentation/admin-guide.rst,
- * Counters (and for logins that find no target port, debugfs events).
+ * A target port's counters: srpt_login_stats/ and srpt_port_stats/ in its
+ * fabric_statistics (where iSCSI keeps its login counters), read-only, one
+ * value per file, not saved by rtslib. What each counts:
+ * Documentation/admin-guide.rst, Counters.
  */
 #include <linux/configfs.h>
 #include <linux/module.h>
