@@ -64,25 +64,15 @@ MODULE_PARM_DESC(srpt_service_guid,
 
 static struct ib_client srpt_client;
 
-static const char *srpt_port_event_name(enum ib_event_type type)
-{
-	switch (type) {
-	case IB_EVENT_PORT_ACTIVE:
-		return "port active";
-	case IB_EVENT_LID_CHANGE:
-		return "LID change";
-	case IB_EVENT_PKEY_CHANGE:
-		return "P_Key change";
-	case IB_EVENT_SM_CHANGE:
-		return "SM change";
-	case IB_EVENT_CLIENT_REREGISTER:
-		return "client re-register";
-	case IB_EVENT_GID_CHANGE:
-		return "GID change";
-	default:
-		return NULL;
-	}
-}
+/* The port events srpt_event_handler() acts on, by name. */
+static const char *const srpt_port_events[] = {
+	[IB_EVENT_PORT_ACTIVE]		= "port active",
+	[IB_EVENT_LID_CHANGE]		= "LID change",
+	[IB_EVENT_PKEY_CHANGE]		= "P_Key change",
+	[IB_EVENT_SM_CHANGE]		= "SM change",
+	[IB_EVENT_CLIENT_REREGISTER]	= "client re-register",
+	[IB_EVENT_GID_CHANGE]		= "GID change",
+};
 
 /*
  * Port events: set the DM capability again (srpt_dm_port_refresh()).
@@ -94,7 +84,7 @@ static void srpt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 	struct srpt_device *sdev = container_of(h, struct srpt_device,
 						event_handler);
 	u32 p = ev->element.port_num;
-	const char *what = srpt_port_event_name(ev->event);
+	const char *what = NULL;
 
 	if (p < 1 || p > sdev->port_cnt)
 		return;
@@ -102,6 +92,8 @@ static void srpt_event_handler(struct ib_event_handler *h, struct ib_event *ev)
 		pr_info("%s port %u: down\n", dev_name(&sdev->ib_dev->dev), p);
 		return;
 	}
+	if (ev->event < ARRAY_SIZE(srpt_port_events))
+		what = srpt_port_events[ev->event];
 	if (!what)
 		return;
 	pr_debug("%s port %u: %s\n", dev_name(&sdev->ib_dev->dev), p, what);
@@ -238,9 +230,6 @@ module_init(srpt_init_module);
 module_exit(srpt_cleanup_module);
 
 MODULE_DESCRIPTION("SCSI RDMA Protocol target for LIO");
-/*
- * PACKAGE_VERSION of dkms.conf: dkms installs a module only if its version
- * differs from the distribution's (which has none).
- */
+/* dkms.conf's PACKAGE_VERSION: the distro's has none, so dkms installs ours. */
 MODULE_VERSION("1.0");
 MODULE_LICENSE("GPL");

@@ -16,10 +16,7 @@
 #include "srpt_tasks.h"
 #include "srpt_trace.h"
 
-/*
- * Answer a request that never reached LIO with a SCSI status; CHECK
- * CONDITION with sense key @key and @asc_ascq (SRPT_ASC_*).
- */
+/* Answer a request LIO never had: @status, its sense @key, @asc_ascq. */
 static void srpt_send_status(struct srpt_cmd *cmd, u8 status, u8 key,
 			     u16 asc_ascq)
 {
@@ -49,20 +46,17 @@ static void srpt_send_tm_status(struct srpt_cmd *cmd,
 	srpt_send_rsp(cmd);
 }
 
+/* The TCM_*_TAG of an SRP task attribute, or -1. */
 static int srpt_task_attr(u8 attr)
 {
-	switch (attr) {
-	case 0:
-		return TCM_SIMPLE_TAG;
-	case 1:
-		return TCM_HEAD_TAG;
-	case 2:
-		return TCM_ORDERED_TAG;
-	case 4:
-		return TCM_ACA_TAG;
-	default:
-		return -1;
-	}
+	static const u8 tcm_tag[] = {
+		[0] = TCM_SIMPLE_TAG,
+		[1] = TCM_HEAD_TAG,
+		[2] = TCM_ORDERED_TAG,
+		[4] = TCM_ACA_TAG,
+	};
+
+	return attr < ARRAY_SIZE(tcm_tag) && tcm_tag[attr] ? tcm_tag[attr] : -1;
 }
 
 /* Answer an SRP_CMD that cannot be executed, saying why. */
@@ -160,9 +154,7 @@ static int srpt_check_cmd(struct srpt_cmd *cmd, struct srpt_cmd_info *ci)
 		err = srpt_parse_table(ci, cmd->table);
 	if ((!err || err == SRPT_CMD_EXT_TABLE) && attr < 0)
 		err = SRPT_CMD_BAD_IU;
-	if (err == SRPT_CMD_EXT_TABLE)
-		return attr;
-	if (err) {
+	if (err && err != SRPT_CMD_EXT_TABLE) {
 		srpt_free_table(cmd);
 		srpt_refuse_cmd(cmd, err);
 		return -1;
@@ -205,28 +197,6 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 		pr_warn_ratelimited("%s: no buffer for an indirect table of %u bytes: %d\n",
 				    ch->sess_name, ci.table.len, ret);
 		srpt_send_status(cmd, SAM_STAT_BUSY, 0, 0);
-	}
-}
-
-/*
- * The LIO TMF of an SRP one. LIO does ABORT TASK and LOGICAL UNIT RESET;
- * the task sets and CLEAR ACA are done here (srpt_handle_tsk_mgmt()).
- */
-static int srpt_tmf(u8 srp_function)
-{
-	switch (srp_function) {
-	case SRP_TSK_ABORT_TASK:
-		return TMR_ABORT_TASK;
-	case SRP_TSK_ABORT_TASK_SET:
-		return TMR_ABORT_TASK_SET;
-	case SRP_TSK_CLEAR_TASK_SET:
-		return TMR_CLEAR_TASK_SET;
-	case SRP_TSK_LUN_RESET:
-		return TMR_LUN_RESET;
-	case SRP_TSK_CLEAR_ACA:
-		return TMR_CLEAR_ACA;
-	default:
-		return -1;
 	}
 }
 
@@ -453,21 +423,27 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 		return;
 	}
 	cmd->tag = ti.tag;
-	tmf = srpt_tmf(ti.function);
-	if (tmf < 0) {
-		pr_info_ratelimited("%s: task management function %#x not supported\n",
-				    ch->sess_name, ti.function);
-		srpt_send_tm_status(cmd, SRPT_TM_NOT_SUPPORTED);
+	/* LIO does ABORT TASK and LOGICAL UNIT RESET; the others are ours. */
+	switch (ti.function) {
+	case SRP_TSK_ABORT_TASK:
+		tmf = TMR_ABORT_TASK;
+		break;
+	case SRP_TSK_LUN_RESET:
+		tmf = TMR_LUN_RESET;
+		break;
+	case SRP_TSK_ABORT_TASK_SET:
+	case SRP_TSK_CLEAR_TASK_SET:
+		srpt_task_set(cmd, scsilun_to_int(&ti.lun),
+			      ti.function == SRP_TSK_CLEAR_TASK_SET);
 		return;
-	}
-	if (tmf == TMR_CLEAR_ACA) {
+	case SRP_TSK_CLEAR_ACA:
 		/* LIO has no ACA (NormACA 0): there is none to clear. */
 		srpt_send_tm_status(cmd, SRPT_TM_COMPLETE);
 		return;
-	}
-	if (tmf == TMR_ABORT_TASK_SET || tmf == TMR_CLEAR_TASK_SET) {
-		srpt_task_set(cmd, scsilun_to_int(&ti.lun),
-			      tmf == TMR_CLEAR_TASK_SET);
+	default:
+		pr_info_ratelimited("%s: task management function %#x not supported\n",
+				    ch->sess_name, ti.function);
+		srpt_send_tm_status(cmd, SRPT_TM_NOT_SUPPORTED);
 		return;
 	}
 	memset(&cmd->se_cmd, 0, sizeof(cmd->se_cmd));

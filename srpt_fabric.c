@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The LIO fabric "srpt": target ports (WWNs named by port GID or GUID),
- * their TPGs (tpgt_1, tpgt_2, ...), node ACLs and the configfs attributes
- * (target/srpt/discovery_auth/rdma_cm_port, <port>/tpgt_<N>/{enable,
- * attrib/,acls/,lun/}); the names: Documentation/admin-guide.rst.
+ * The LIO fabric "srpt": target ports (named by port GID or GUID), their
+ * TPGs, node ACLs, np listeners and configfs attributes; the names:
+ * Documentation/admin-guide.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -187,9 +186,8 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 }
 
 /*
- * mkdir np/<IPv4>:<port> or np/[<IPv6>]:<port>: an RDMA/CM listener on
- * that address, beside rdma_cm_port's. Its logins are like any other (the
- * target port is found by the GID of the RDMA port they arrive on).
+ * mkdir np/<IPv4>:<port> or np/[<IPv6>]:<port>: an RDMA/CM listener there,
+ * beside rdma_cm_port's; its logins find their target port as any other.
  */
 static struct se_tpg_np *srpt_make_np(struct se_portal_group *se_tpg,
 				      struct config_group *group,
@@ -330,8 +328,7 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 
 /*
  * use_srq: channels logging in from now on receive through their device's
- * SRQ (srpt_srq_size buffers, made at the first such login) instead of
- * srp_credits buffers each; those logged in keep theirs.
+ * SRQ instead of srp_credits buffers each; those logged in keep theirs.
  */
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counters of a target port in configfs, srpt_login_stats/ and
- * srpt_port_stats/ in the fabric_statistics directory LIO gives each port
- * (iSCSI keeps its login counters there too). Read-only, one value per
- * file; rtslib neither saves nor restores them, so saved configurations
- * are unaffected. What each file counts: Documentation/admin-guide.rst,
- * Counters (and for logins that find no target port, debugfs events).
+ * A target port's counters: srpt_login_stats/ and srpt_port_stats/ in its
+ * fabric_statistics (where iSCSI keeps its login counters), read-only, one
+ * value per file, not saved by rtslib. What each counts:
+ * Documentation/admin-guide.rst, Counters.
  */
 #include <linux/configfs.h>
 #include <linux/module.h>
@@ -102,26 +100,18 @@ static ssize_t srpt_last_refusal_show(struct config_item *item, char *page,
 	return ret;
 }
 
-static ssize_t srpt_login_stats_last_rejected_initiator_show(struct config_item *item,
-							     char *page)
-{
-	return srpt_last_refusal_show(item, page, 0);
-}
-CONFIGFS_ATTR_RO(srpt_login_stats_, last_rejected_initiator);
+/* last_rejected_<name>: field @field of srpt_last_refusal_show(). */
+#define SRPT_LAST_REJ_ATTR(name, field)					\
+static ssize_t srpt_login_stats_last_rejected_##name##_show(		\
+	struct config_item *item, char *page)				\
+{									\
+	return srpt_last_refusal_show(item, page, field);		\
+}									\
+CONFIGFS_ATTR_RO(srpt_login_stats_, last_rejected_##name)
 
-static ssize_t srpt_login_stats_last_rejected_address_show(struct config_item *item,
-							   char *page)
-{
-	return srpt_last_refusal_show(item, page, 1);
-}
-CONFIGFS_ATTR_RO(srpt_login_stats_, last_rejected_address);
-
-static ssize_t srpt_login_stats_last_rejected_reason_show(struct config_item *item,
-							  char *page)
-{
-	return srpt_last_refusal_show(item, page, 2);
-}
-CONFIGFS_ATTR_RO(srpt_login_stats_, last_rejected_reason);
+SRPT_LAST_REJ_ATTR(initiator, 0);
+SRPT_LAST_REJ_ATTR(address, 1);
+SRPT_LAST_REJ_ATTR(reason, 2);
 
 static struct configfs_attribute *srpt_login_stats_attrs[] = {
 	&srpt_login_stats_attr_accepted,

@@ -43,6 +43,14 @@ void srpt_dev_register(struct srpt_device *sdev)
 	mutex_unlock(&srpt_mutex);
 }
 
+/* Whether @tport is named after @gid or its GUID half. */
+static bool srpt_tport_names(const struct srpt_tport *tport,
+			     const union ib_gid *gid)
+{
+	return !memcmp(tport->id, tport->id_len == 16 ? gid->raw :
+		       gid->raw + 8, tport->id_len);
+}
+
 /* Whether an RDMA port now has the GID (index 0) or GUID @tport names. */
 static bool srpt_tport_has_port(const struct srpt_tport *tport)
 {
@@ -56,8 +64,7 @@ static bool srpt_tport_has_port(const struct srpt_tport *tport)
 			if (rdma_query_gid(sdev->ib_dev, sdev->port[i].port_num,
 					   0, &gid))
 				continue;
-			if (!memcmp(tport->id, tport->id_len == 16 ? gid.raw :
-				    gid.raw + 8, tport->id_len))
+			if (srpt_tport_names(tport, &gid))
 				return true;
 		}
 	}
@@ -128,14 +135,6 @@ static bool srpt_tport_enabled(const struct srpt_tport *tport)
 		if (stpg->enabled)
 			return true;
 	return false;
-}
-
-/* Whether @tport is named after @gid or its GUID half. */
-static bool srpt_tport_names(const struct srpt_tport *tport,
-			     const union ib_gid *gid)
-{
-	return !memcmp(tport->id, tport->id_len == 16 ? gid->raw :
-		       gid->raw + 8, tport->id_len);
 }
 
 /*
@@ -370,18 +369,14 @@ static u32 srpt_login_check(struct srpt_login_ctx *lc)
  */
 static u32 srpt_login_find_tpg(struct srpt_login_ctx *lc)
 {
-	struct srpt_port *sport = lc->sport;
-	union ib_gid gid;
-
-	if (rdma_query_gid(lc->ib_dev, sport->port_num, 0, &gid)) {
+	if (rdma_query_gid(lc->ib_dev, lc->sport->port_num, 0, &lc->gid)) {
 		strscpy(lc->why, "the port has no GID", sizeof(lc->why));
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	}
-	lc->gid = gid;
-	lc->tport = srpt_find_tport(&gid);
+	lc->tport = srpt_find_tport(&lc->gid);
 	if (!lc->tport) {
 		snprintf(lc->why, sizeof(lc->why),
-			 "no target port is named after GID %pI6", gid.raw);
+			 "no target port is named after GID %pI6", lc->gid.raw);
 		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
 	}
 	if (!srpt_tport_enabled(lc->tport)) {
