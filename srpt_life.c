@@ -54,46 +54,21 @@ void srpt_life_exit(void)
 	destroy_workqueue(srpt_wq);
 }
 
-/**
- * srpt_ch_state_name() - a channel state in words, for logs
- * @state: state
- *
- * Return: its name.
- */
-const char *srpt_ch_state_name(enum srpt_ch_state state)
-{
-	switch (state) {
-	case SRPT_CH_NEW:
-		return "new";
-	case SRPT_CH_CONNECTING:
-		return "connecting";
-	case SRPT_CH_LIVE:
-		return "live";
-	case SRPT_CH_DISCONNECTING:
-		return "disconnecting";
-	case SRPT_CH_DRAINING:
-		return "draining";
-	}
-	return "?";
-}
+/* Channel states in words, for logs and debugfs ib_srpt/channels. */
+static const char *const srpt_ch_state_names[] = {
+	[SRPT_CH_NEW] = "new", [SRPT_CH_CONNECTING] = "connecting",
+	[SRPT_CH_LIVE] = "live", [SRPT_CH_DISCONNECTING] = "disconnecting",
+	[SRPT_CH_DRAINING] = "draining",
+};
 
-/* The transitions enum srpt_ch_state lists. */
-static bool srpt_ch_state_allowed(enum srpt_ch_state old,
-				  enum srpt_ch_state new)
-{
-	switch (new) {
-	case SRPT_CH_CONNECTING:
-		return old == SRPT_CH_NEW;
-	case SRPT_CH_LIVE:
-		return old == SRPT_CH_CONNECTING;
-	case SRPT_CH_DISCONNECTING:
-		return old <= SRPT_CH_LIVE;
-	case SRPT_CH_DRAINING:
-		return old == SRPT_CH_DISCONNECTING;
-	default:
-		return false;
-	}
-}
+/* The transitions enum srpt_ch_state lists: the states each comes from. */
+static const u8 srpt_ch_state_from[] = {
+	[SRPT_CH_CONNECTING] = BIT(SRPT_CH_NEW),
+	[SRPT_CH_LIVE] = BIT(SRPT_CH_CONNECTING),
+	[SRPT_CH_DISCONNECTING] = BIT(SRPT_CH_NEW) | BIT(SRPT_CH_CONNECTING) |
+				  BIT(SRPT_CH_LIVE),
+	[SRPT_CH_DRAINING] = BIT(SRPT_CH_DISCONNECTING),
+};
 
 /*
  * Change the state of @ch if allowed; caller holds ch->lock. A close of a
@@ -110,15 +85,15 @@ static bool __srpt_ch_change_state(struct srpt_rdma_ch *ch,
 				   enum srpt_ch_state new)
 {
 	lockdep_assert_held(&ch->lock);
-	if (!srpt_ch_state_allowed(ch->state, new)) {
+	if (!(srpt_ch_state_from[new] & BIT(ch->state))) {
 		WARN_ONCE(new == SRPT_CH_CONNECTING || new == SRPT_CH_DRAINING,
 			  "ib_srpt: channel %u: %s -> %s\n", ch->id,
-			  srpt_ch_state_name(ch->state),
-			  srpt_ch_state_name(new));
+			  srpt_ch_state_names[ch->state],
+			  srpt_ch_state_names[new]);
 		return false;
 	}
 	pr_debug("%s: channel %s -> %s\n", ch->sess_name,
-		 srpt_ch_state_name(ch->state), srpt_ch_state_name(new));
+		 srpt_ch_state_names[ch->state], srpt_ch_state_names[new]);
 	trace_srpt_ch_state(ch, ch->state, new);
 	WRITE_ONCE(ch->state, new);
 	return true;
@@ -495,7 +470,7 @@ static int srpt_channels_show(struct seq_file *m, void *v)
 	spin_lock(&srpt_ch_lock);
 	list_for_each_entry(ch, &srpt_ch_list, entry) {
 		seq_printf(m, "ch %u state %s acl %s initiator 0x%16phN target %s cm %s peer %s credits %u req_lim %d srq %d cmds %u",
-			   ch->id, srpt_ch_state_name(READ_ONCE(ch->state)),
+			   ch->id, srpt_ch_state_names[READ_ONCE(ch->state)],
 			   ch->sess_name, ch->i_port_id, ch->stpg->tport->name,
 			   ch->cm_ops->name, ch->peer, ch->rq_size,
 			   atomic_read(&ch->req_lim), ch->srq ? 1 : 0,

@@ -10,7 +10,6 @@ int srpt_life_init(void);
 void srpt_life_exit(void);
 void srpt_life_debugfs_init(void);
 void srpt_queue_work(struct work_struct *work);
-const char *srpt_ch_state_name(enum srpt_ch_state state);
 bool srpt_ch_change_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
 void srpt_close_ch(struct srpt_rdma_ch *ch);
 void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
