@@ -23,7 +23,6 @@ static atomic_t srpt_ch_ids = ATOMIC_INIT(0);
 /* Runs channel release work; destroyed (drained) at module unload. */
 static struct workqueue_struct *srpt_wq;
 
-static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason);
 typedef bool (*srpt_ch_match_fn)(struct srpt_rdma_ch *ch, const void *arg);
 
 /**
@@ -118,6 +117,26 @@ bool srpt_ch_change_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 	return changed;
 }
 
+/* srpt_close_ch(), with the reason of an SRP_T_LOGOUT or -1. */
+static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason)
+{
+	unsigned long flags;
+	bool release;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->state == SRPT_CH_LIVE && logout_reason >= 0)
+		ch->logout_reason = logout_reason;
+	if (ch->state == SRPT_CH_NEW) {
+		ch->close_requested = true;
+		release = false;
+	} else {
+		release = __srpt_ch_change_state(ch, SRPT_CH_DISCONNECTING);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (release)
+		queue_work(srpt_wq, &ch->release_work);
+}
+
 /**
  * srpt_close_ch() - start tearing a channel down
  * @ch: channel
@@ -145,26 +164,6 @@ void srpt_close_ch(struct srpt_rdma_ch *ch)
 void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 {
 	__srpt_close_ch(ch, reason);
-}
-
-/* srpt_close_ch(), with the reason of an SRP_T_LOGOUT or -1. */
-static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason)
-{
-	unsigned long flags;
-	bool release;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	if (ch->state == SRPT_CH_LIVE && logout_reason >= 0)
-		ch->logout_reason = logout_reason;
-	if (ch->state == SRPT_CH_NEW) {
-		ch->close_requested = true;
-		release = false;
-	} else {
-		release = __srpt_ch_change_state(ch, SRPT_CH_DISCONNECTING);
-	}
-	spin_unlock_irqrestore(&ch->lock, flags);
-	if (release)
-		queue_work(srpt_wq, &ch->release_work);
 }
 
 /**
