@@ -223,23 +223,15 @@ void srpt_ch_put_wait(struct srpt_rdma_ch *ch)
 	wait_var_event(&ch->ref, !refcount_read(&ch->ref));
 }
 
-/**
- * srpt_ch_snapshot() - describe a channel if it is in a session of an ACL
- * @ch: channel
- * @se_nacl: the ACL
- * @info: where to describe it, or NULL to only ask
- *
- * Only from CONNECTING on: the login sets ch->sess before it leaves NEW
- * under ch->lock. Not once DRAINING: the release removes the session
- * after that transition, which it makes under ch->lock.
- *
- * Context: any.
- *
- * Return: whether @ch is a channel of a session of @se_nacl.
+/*
+ * Whether @ch is in a session of @se_nacl; if so, describe it in @info
+ * unless NULL. Only from CONNECTING on: the login sets ch->sess before it
+ * leaves NEW under ch->lock. Not once DRAINING: the release removes the
+ * session after that transition, which it makes under ch->lock.
  */
-bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
-		      const struct se_node_acl *se_nacl,
-		      struct srpt_ch_info *info)
+static bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
+			     const struct se_node_acl *se_nacl,
+			     struct srpt_ch_info *info)
 {
 	unsigned long flags;
 	bool match;

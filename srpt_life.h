@@ -16,9 +16,6 @@ void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
 void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted);
 bool __srpt_ch_get_live(struct srpt_rdma_ch *ch);
 void srpt_ch_put_wait(struct srpt_rdma_ch *ch);
-bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
-		      const struct se_node_acl *se_nacl,
-		      struct srpt_ch_info *info);
 bool srpt_ch_pin(struct srpt_rdma_ch *ch);
 int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
 		     const struct srpt_rdma_ch *skip);
