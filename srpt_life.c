@@ -274,40 +274,25 @@ bool srpt_ch_pin(struct srpt_rdma_ch *ch)
 }
 
 /*
- * Start closing every channel that matches, logging the live ones out
- * with @logout_reason (SRPT_T_LOGOUT_*); return how many exist.
+ * How many channels match; with @logout_reason >= 0 start closing them too,
+ * logging the live ones out with it (SRPT_T_LOGOUT_*).
  */
-static int srpt_close_matching(srpt_ch_match_fn match, const void *arg,
-			       u32 logout_reason)
+static int srpt_matching(srpt_ch_match_fn match, const void *arg,
+			 int logout_reason)
 {
 	struct srpt_rdma_ch *ch;
 	int n = 0;
 
 	spin_lock(&srpt_ch_lock);
 	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		if (match(ch, arg)) {
+		if (!match(ch, arg))
+			continue;
+		if (logout_reason >= 0)
 			srpt_logout_ch(ch, logout_reason);
-			n++;
-		}
+		n++;
 	}
 	spin_unlock(&srpt_ch_lock);
 	return n;
-}
-
-static bool srpt_any_matching(srpt_ch_match_fn match, const void *arg)
-{
-	struct srpt_rdma_ch *ch;
-	bool found = false;
-
-	spin_lock(&srpt_ch_lock);
-	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		if (match(ch, arg)) {
-			found = true;
-			break;
-		}
-	}
-	spin_unlock(&srpt_ch_lock);
-	return found;
 }
 
 /*
@@ -316,8 +301,8 @@ static bool srpt_any_matching(srpt_ch_match_fn match, const void *arg)
  */
 static void srpt_close_and_wait(srpt_ch_match_fn match, const void *arg)
 {
-	srpt_close_matching(match, arg, SRPT_T_LOGOUT_NONE);
-	wait_event(srpt_ch_gone, !srpt_any_matching(match, arg));
+	srpt_matching(match, arg, SRPT_T_LOGOUT_NONE);
+	wait_event(srpt_ch_gone, !srpt_matching(match, arg, -1));
 }
 
 static bool srpt_ch_of_tpg(struct srpt_rdma_ch *ch, const void *stpg)
@@ -542,8 +527,7 @@ void srpt_close_all_chs(void)
  */
 int srpt_close_nexus(struct srpt_rdma_ch *ch)
 {
-	return srpt_close_matching(srpt_ch_of_nexus, ch,
-				   SRPT_T_LOGOUT_MULTICHANNEL);
+	return srpt_matching(srpt_ch_of_nexus, ch, SRPT_T_LOGOUT_MULTICHANNEL);
 }
 
 /**
@@ -554,7 +538,7 @@ int srpt_close_nexus(struct srpt_rdma_ch *ch)
  */
 bool srpt_nexus_has_chs(struct srpt_rdma_ch *ch)
 {
-	return srpt_any_matching(srpt_ch_of_nexus, ch);
+	return srpt_matching(srpt_ch_of_nexus, ch, -1) > 0;
 }
 
 /**
