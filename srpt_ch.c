@@ -75,16 +75,6 @@ u32 srpt_max_req_size(void)
 	return srp_max_req_size;
 }
 
-/**
- * srpt_srq_depth() - the receive buffers of a device's SRQ
- *
- * Return: srpt_srq_size (checked at load).
- */
-u32 srpt_srq_depth(void)
-{
-	return srpt_srq_size;
-}
-
 /*
  * How long an accepted login may take to get established. An initiator CM
  * answering the REP with an MRA (the RDMA/CM does for user-space consumers
@@ -234,7 +224,7 @@ static void srpt_rtu_timeout_work(struct work_struct *w)
 static void srpt_ch_use_srq(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
-	u32 size = srpt_srq_depth();
+	u32 size = srpt_srq_size;
 	struct srpt_srq *srq;
 
 	if (!READ_ONCE(ch->stpg->attrib.use_srq))
@@ -244,7 +234,7 @@ static void srpt_ch_use_srq(struct srpt_rdma_ch *ch)
 		if (size > sdev->ib_dev->attrs.max_srq_wr) {
 			size = sdev->ib_dev->attrs.max_srq_wr;
 			pr_info("%s: srpt_srq_size %u above the device's limit: SRQ of %u\n",
-				dev_name(&sdev->ib_dev->dev), srpt_srq_depth(),
+				dev_name(&sdev->ib_dev->dev), srpt_srq_size,
 				size);
 		}
 		srq = srpt_create_srq(sdev, size, srpt_max_req_size());
