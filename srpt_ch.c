@@ -561,8 +561,7 @@ struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
 	srpt_ch_use_srq(ch);
-	if (srpt_create_qp(ch, lc) || srpt_alloc_ch_bufs(ch) ||
-	    srpt_post_all_recvs(ch)) {
+	if (srpt_create_qp(ch, lc) || srpt_alloc_ch_bufs(ch)) {
 		strscpy(lc->why, "no QP, CQ or buffers for the channel",
 			sizeof(lc->why));
 		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;

@@ -59,19 +59,22 @@ static void srpt_dispatch_work(struct work_struct *w)
 }
 
 /**
- * srpt_alloc_ch_bufs() - allocate receive buffers and the command pool
- * @ch: channel with rq_size, max_req_size, max_rsp_size,
- *	imm_data_offset and srq set
+ * srpt_alloc_ch_bufs() - allocate and post receive buffers, allocate the
+ *	command pool
+ * @ch: channel whose QP can receive, with rq_size, max_req_size,
+ *	max_rsp_size, imm_data_offset and srq set
  *
  * Commands: twice the credits, as a command keeps its entry until its
  * response SEND completes while the initiator may already use the credit
  * it returned. All at once, but on an SRQ a few at first.
  *
- * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
+ * Return: 0 or a negative errno (srpt_free_ch_bufs() frees what was
+ * allocated).
  */
 int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
 {
 	u32 i;
+	int ret;
 
 	INIT_WORK(&ch->dispatch_work, srpt_dispatch_work);
 	ch->max_cmds = 2 * ch->rq_size;
@@ -85,7 +88,11 @@ int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
 		return -ENOMEM;
 	for (i = 0; i <= ch->rq_size; i++)	/* and the spare */
 		ch->recv[i].cqe.done = srpt_recv_done;
-	return srpt_add_cmds(ch, ch->max_cmds);
+	ret = srpt_add_cmds(ch, ch->max_cmds);
+	/* Not the spare (ch->recv[ch->rq_size]): srpt_post_cred_spare(). */
+	for (i = 0; !ret && i < ch->rq_size; i++)
+		ret = srpt_post_recv(ch, &ch->recv[i]);
+	return ret;
 }
 
 /**
@@ -100,26 +107,6 @@ struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
 				 u32 iu_size)
 {
 	return srpt_srq_create(sdev, size, iu_size, srpt_recv_done);
-}
-
-/**
- * srpt_post_all_recvs() - post every receive buffer of a new channel
- * @ch: channel whose QP can receive
- *
- * Return: 0 or a negative errno.
- */
-int srpt_post_all_recvs(struct srpt_rdma_ch *ch)
-{
-	u32 i;
-	int ret;
-
-	/* Not the spare (ch->recv[ch->rq_size]): srpt_post_cred_spare(). */
-	for (i = 0; !ch->srq && i < ch->rq_size; i++) {
-		ret = srpt_post_recv(ch, &ch->recv[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }
 
 /*
