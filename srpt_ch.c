@@ -84,16 +84,8 @@ u32 srpt_max_req_size(void)
 #define SRPT_RTU_TIMEOUT_S	60
 /* In seconds; debugfs ib_srpt/rtu_timeout_s (tests wait less), 1 at least. */
 static u32 srpt_rtu_timeout_s = SRPT_RTU_TIMEOUT_S;
+/* debugfs ib_srpt/rw_size: RDMA context bytes of new channels, rounded. */
 static u32 srpt_rw_size_dbg = SRPT_RW_SIZE;
-
-/* Bytes of an RDMA context of a new channel: whole pages, at most 1 MiB. */
-static u32 srpt_rw_size(void)
-{
-	u32 v = READ_ONCE(srpt_rw_size_dbg);
-
-	return clamp_t(u32, round_down(v, PAGE_SIZE), PAGE_SIZE,
-		       SRPT_RW_SIZE);
-}
 
 /**
  * srpt_ch_debugfs_init() - create debugfs ib_srpt/rtu_timeout_s and rw_size
@@ -542,7 +534,9 @@ struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 				SRPT_MIN_SEND_WRS), ch->rq_size + 1);
 	ch->max_req_size = lc->lg.req_it_iu_len;
 	ch->max_rsp_size = READ_ONCE(stpg->attrib.max_rsp_size);
-	ch->rw_size = srpt_rw_size();
+	/* Whole pages, at most SRPT_RW_SIZE. */
+	ch->rw_size = round_down(READ_ONCE(srpt_rw_size_dbg), PAGE_SIZE);
+	ch->rw_size = clamp_t(u32, ch->rw_size, PAGE_SIZE, SRPT_RW_SIZE);
 	if ((lc->lg.req_flags & SRP_IMMED_REQUESTED) &&
 	    lc->lg.imm_data_offset >= SRPT_CMD_FIXED_LEN + 4 &&
 	    lc->lg.imm_data_offset < ch->max_req_size)
