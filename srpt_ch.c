@@ -191,11 +191,6 @@ static void srpt_cm_end(struct srpt_rdma_ch *ch)
 	ch->cm_ops->disconnect(ch);
 }
 
-static u32 srpt_rtu_timeout(void)
-{
-	return max(READ_ONCE(srpt_rtu_timeout_s), 1U);
-}
-
 static void srpt_rtu_timeout_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
@@ -615,7 +610,7 @@ void srpt_ch_login_done(struct srpt_rdma_ch *ch, bool accepted)
 {
 	if (accepted) {
 		srpt_fault_delay(SRPT_FAULT_LOGIN);
-		ch->rtu_timeout_s = srpt_rtu_timeout();
+		ch->rtu_timeout_s = max(READ_ONCE(srpt_rtu_timeout_s), 1U);
 		schedule_delayed_work(&ch->rtu_timeout,
 				      ch->rtu_timeout_s * HZ);
 	}
