@@ -112,10 +112,8 @@ void srpt_port_active(struct srpt_port *sport)
 	wake_up_all(&srpt_ch_waitq);
 }
 
-/* How long a release of a channel closed before its RTU waits for it. */
+/* How long a release waits for the RTU, and for a down port: srpt_cm_end(). */
 #define SRPT_RTU_WAIT	(5 * HZ)
-
-/* How long a release waits for a down port before its DREQ anyway. */
 #define SRPT_PORT_WAIT	(10 * HZ)
 
 /*

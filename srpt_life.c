@@ -27,8 +27,6 @@ typedef bool (*srpt_ch_match_fn)(struct srpt_rdma_ch *ch, const void *arg);
 
 /**
  * srpt_life_init() - create the workqueue channels are released on
- *
- * Return: 0 or -ENOMEM.
  */
 int srpt_life_init(void)
 {
@@ -101,8 +99,7 @@ static bool __srpt_ch_change_state(struct srpt_rdma_ch *ch,
 /**
  * srpt_ch_change_state() - move a channel to another state, if allowed
  * @ch: channel
- * @new: CONNECTING -> LIVE or DISCONNECTING -> DRAINING (the other
- *	transitions are this file's own)
+ * @new: LIVE or DRAINING (the other transitions are this file's own)
  *
  * Return: whether the state changed.
  */
