@@ -75,16 +75,6 @@ u32 srpt_max_req_size(void)
 	return srp_max_req_size;
 }
 
-/**
- * srpt_srq_depth() - the receive buffers of a device's SRQ
- *
- * Return: srpt_srq_size (checked at load).
- */
-u32 srpt_srq_depth(void)
-{
-	return srpt_srq_size;
-}
-
 /*
  * How long an accepted login may take to get established. An initiator CM
  * answering the REP with an MRA (the RDMA/CM does for user-space consumers
@@ -94,16 +84,8 @@ u32 srpt_srq_depth(void)
 #define SRPT_RTU_TIMEOUT_S	60
 /* In seconds; debugfs ib_srpt/rtu_timeout_s (tests wait less), 1 at least. */
 static u32 srpt_rtu_timeout_s = SRPT_RTU_TIMEOUT_S;
+/* debugfs ib_srpt/rw_size: RDMA context bytes of new channels, rounded. */
 static u32 srpt_rw_size_dbg = SRPT_RW_SIZE;
-
-/* Bytes of an RDMA context of a new channel: whole pages, at most 1 MiB. */
-static u32 srpt_rw_size(void)
-{
-	u32 v = READ_ONCE(srpt_rw_size_dbg);
-
-	return clamp_t(u32, round_down(v, PAGE_SIZE), PAGE_SIZE,
-		       SRPT_RW_SIZE);
-}
 
 /**
  * srpt_ch_debugfs_init() - create debugfs ib_srpt/rtu_timeout_s and rw_size
@@ -130,10 +112,8 @@ void srpt_port_active(struct srpt_port *sport)
 	wake_up_all(&srpt_ch_waitq);
 }
 
-/* How long a release of a channel closed before its RTU waits for it. */
+/* How long a release waits for the RTU, and for a down port: srpt_cm_end(). */
 #define SRPT_RTU_WAIT	(5 * HZ)
-
-/* How long a release waits for a down port before its DREQ anyway. */
 #define SRPT_PORT_WAIT	(10 * HZ)
 
 /*
@@ -209,11 +189,6 @@ static void srpt_cm_end(struct srpt_rdma_ch *ch)
 	ch->cm_ops->disconnect(ch);
 }
 
-static u32 srpt_rtu_timeout(void)
-{
-	return max(READ_ONCE(srpt_rtu_timeout_s), 1U);
-}
-
 static void srpt_rtu_timeout_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
@@ -234,7 +209,7 @@ static void srpt_rtu_timeout_work(struct work_struct *w)
 static void srpt_ch_use_srq(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
-	u32 size = srpt_srq_depth();
+	u32 size = srpt_srq_size;
 	struct srpt_srq *srq;
 
 	if (!READ_ONCE(ch->stpg->attrib.use_srq))
@@ -244,7 +219,7 @@ static void srpt_ch_use_srq(struct srpt_rdma_ch *ch)
 		if (size > sdev->ib_dev->attrs.max_srq_wr) {
 			size = sdev->ib_dev->attrs.max_srq_wr;
 			pr_info("%s: srpt_srq_size %u above the device's limit: SRQ of %u\n",
-				dev_name(&sdev->ib_dev->dev), srpt_srq_depth(),
+				dev_name(&sdev->ib_dev->dev), srpt_srq_size,
 				size);
 		}
 		srq = srpt_create_srq(sdev, size, srpt_max_req_size());
@@ -552,7 +527,9 @@ struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 				SRPT_MIN_SEND_WRS), ch->rq_size + 1);
 	ch->max_req_size = lc->lg.req_it_iu_len;
 	ch->max_rsp_size = READ_ONCE(stpg->attrib.max_rsp_size);
-	ch->rw_size = srpt_rw_size();
+	/* Whole pages, at most SRPT_RW_SIZE. */
+	ch->rw_size = round_down(READ_ONCE(srpt_rw_size_dbg), PAGE_SIZE);
+	ch->rw_size = clamp_t(u32, ch->rw_size, PAGE_SIZE, SRPT_RW_SIZE);
 	if ((lc->lg.req_flags & SRP_IMMED_REQUESTED) &&
 	    lc->lg.imm_data_offset >= SRPT_CMD_FIXED_LEN + 4 &&
 	    lc->lg.imm_data_offset < ch->max_req_size)
@@ -571,8 +548,7 @@ struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc)
 u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc)
 {
 	srpt_ch_use_srq(ch);
-	if (srpt_create_qp(ch, lc) || srpt_alloc_ch_bufs(ch) ||
-	    srpt_post_all_recvs(ch)) {
+	if (srpt_create_qp(ch, lc) || srpt_alloc_ch_bufs(ch)) {
 		strscpy(lc->why, "no QP, CQ or buffers for the channel",
 			sizeof(lc->why));
 		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
@@ -632,7 +608,7 @@ void srpt_ch_login_done(struct srpt_rdma_ch *ch, bool accepted)
 {
 	if (accepted) {
 		srpt_fault_delay(SRPT_FAULT_LOGIN);
-		ch->rtu_timeout_s = srpt_rtu_timeout();
+		ch->rtu_timeout_s = max(READ_ONCE(srpt_rtu_timeout_s), 1U);
 		schedule_delayed_work(&ch->rtu_timeout,
 				      ch->rtu_timeout_s * HZ);
 	}

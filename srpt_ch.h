@@ -7,7 +7,6 @@
 
 int srpt_check_params(void);
 u32 srpt_max_req_size(void);
-u32 srpt_srq_depth(void);
 void srpt_ch_debugfs_init(void);
 struct srpt_rdma_ch *srpt_ch_alloc(struct srpt_login_ctx *lc);
 u32 srpt_ch_setup(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc);

@@ -23,13 +23,10 @@ static atomic_t srpt_ch_ids = ATOMIC_INIT(0);
 /* Runs channel release work; destroyed (drained) at module unload. */
 static struct workqueue_struct *srpt_wq;
 
-static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason);
 typedef bool (*srpt_ch_match_fn)(struct srpt_rdma_ch *ch, const void *arg);
 
 /**
  * srpt_life_init() - create the workqueue channels are released on
- *
- * Return: 0 or -ENOMEM.
  */
 int srpt_life_init(void)
 {
@@ -54,46 +51,21 @@ void srpt_life_exit(void)
 	destroy_workqueue(srpt_wq);
 }
 
-/**
- * srpt_ch_state_name() - a channel state in words, for logs
- * @state: state
- *
- * Return: its name.
- */
-const char *srpt_ch_state_name(enum srpt_ch_state state)
-{
-	switch (state) {
-	case SRPT_CH_NEW:
-		return "new";
-	case SRPT_CH_CONNECTING:
-		return "connecting";
-	case SRPT_CH_LIVE:
-		return "live";
-	case SRPT_CH_DISCONNECTING:
-		return "disconnecting";
-	case SRPT_CH_DRAINING:
-		return "draining";
-	}
-	return "?";
-}
+/* Channel states in words, for logs and debugfs ib_srpt/channels. */
+static const char *const srpt_ch_state_names[] = {
+	[SRPT_CH_NEW] = "new", [SRPT_CH_CONNECTING] = "connecting",
+	[SRPT_CH_LIVE] = "live", [SRPT_CH_DISCONNECTING] = "disconnecting",
+	[SRPT_CH_DRAINING] = "draining",
+};
 
-/* The transitions enum srpt_ch_state lists. */
-static bool srpt_ch_state_allowed(enum srpt_ch_state old,
-				  enum srpt_ch_state new)
-{
-	switch (new) {
-	case SRPT_CH_CONNECTING:
-		return old == SRPT_CH_NEW;
-	case SRPT_CH_LIVE:
-		return old == SRPT_CH_CONNECTING;
-	case SRPT_CH_DISCONNECTING:
-		return old <= SRPT_CH_LIVE;
-	case SRPT_CH_DRAINING:
-		return old == SRPT_CH_DISCONNECTING;
-	default:
-		return false;
-	}
-}
+/* The transitions enum srpt_ch_state lists: the states each comes from. */
+static const u8 srpt_ch_state_from[] = {
+	[SRPT_CH_CONNECTING] = BIT(SRPT_CH_NEW),
+	[SRPT_CH_LIVE] = BIT(SRPT_CH_CONNECTING),
+	[SRPT_CH_DISCONNECTING] = BIT(SRPT_CH_NEW) | BIT(SRPT_CH_CONNECTING) |
+				  BIT(SRPT_CH_LIVE),
+	[SRPT_CH_DRAINING] = BIT(SRPT_CH_DISCONNECTING),
+};
 
 /*
  * Change the state of @ch if allowed; caller holds ch->lock. A close of a
@@ -110,15 +82,15 @@ static bool __srpt_ch_change_state(struct srpt_rdma_ch *ch,
 				   enum srpt_ch_state new)
 {
 	lockdep_assert_held(&ch->lock);
-	if (!srpt_ch_state_allowed(ch->state, new)) {
+	if (!(srpt_ch_state_from[new] & BIT(ch->state))) {
 		WARN_ONCE(new == SRPT_CH_CONNECTING || new == SRPT_CH_DRAINING,
 			  "ib_srpt: channel %u: %s -> %s\n", ch->id,
-			  srpt_ch_state_name(ch->state),
-			  srpt_ch_state_name(new));
+			  srpt_ch_state_names[ch->state],
+			  srpt_ch_state_names[new]);
 		return false;
 	}
 	pr_debug("%s: channel %s -> %s\n", ch->sess_name,
-		 srpt_ch_state_name(ch->state), srpt_ch_state_name(new));
+		 srpt_ch_state_names[ch->state], srpt_ch_state_names[new]);
 	trace_srpt_ch_state(ch, ch->state, new);
 	WRITE_ONCE(ch->state, new);
 	return true;
@@ -127,8 +99,7 @@ static bool __srpt_ch_change_state(struct srpt_rdma_ch *ch,
 /**
  * srpt_ch_change_state() - move a channel to another state, if allowed
  * @ch: channel
- * @new: CONNECTING -> LIVE or DISCONNECTING -> DRAINING (the other
- *	transitions are this file's own)
+ * @new: LIVE or DRAINING (the other transitions are this file's own)
  *
  * Return: whether the state changed.
  */
@@ -141,6 +112,26 @@ bool srpt_ch_change_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 	changed = __srpt_ch_change_state(ch, new);
 	spin_unlock_irqrestore(&ch->lock, flags);
 	return changed;
+}
+
+/* srpt_close_ch(), with the reason of an SRP_T_LOGOUT or -1. */
+static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason)
+{
+	unsigned long flags;
+	bool release;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->state == SRPT_CH_LIVE && logout_reason >= 0)
+		ch->logout_reason = logout_reason;
+	if (ch->state == SRPT_CH_NEW) {
+		ch->close_requested = true;
+		release = false;
+	} else {
+		release = __srpt_ch_change_state(ch, SRPT_CH_DISCONNECTING);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (release)
+		queue_work(srpt_wq, &ch->release_work);
 }
 
 /**
@@ -170,26 +161,6 @@ void srpt_close_ch(struct srpt_rdma_ch *ch)
 void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason)
 {
 	__srpt_close_ch(ch, reason);
-}
-
-/* srpt_close_ch(), with the reason of an SRP_T_LOGOUT or -1. */
-static void __srpt_close_ch(struct srpt_rdma_ch *ch, int logout_reason)
-{
-	unsigned long flags;
-	bool release;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	if (ch->state == SRPT_CH_LIVE && logout_reason >= 0)
-		ch->logout_reason = logout_reason;
-	if (ch->state == SRPT_CH_NEW) {
-		ch->close_requested = true;
-		release = false;
-	} else {
-		release = __srpt_ch_change_state(ch, SRPT_CH_DISCONNECTING);
-	}
-	spin_unlock_irqrestore(&ch->lock, flags);
-	if (release)
-		queue_work(srpt_wq, &ch->release_work);
 }
 
 /**
@@ -249,23 +220,15 @@ void srpt_ch_put_wait(struct srpt_rdma_ch *ch)
 	wait_var_event(&ch->ref, !refcount_read(&ch->ref));
 }
 
-/**
- * srpt_ch_snapshot() - describe a channel if it is in a session of an ACL
- * @ch: channel
- * @se_nacl: the ACL
- * @info: where to describe it, or NULL to only ask
- *
- * Only from CONNECTING on: the login sets ch->sess before it leaves NEW
- * under ch->lock. Not once DRAINING: the release removes the session
- * after that transition, which it makes under ch->lock.
- *
- * Context: any.
- *
- * Return: whether @ch is a channel of a session of @se_nacl.
+/*
+ * Whether @ch is in a session of @se_nacl; if so, describe it in @info
+ * unless NULL. Only from CONNECTING on: the login sets ch->sess before it
+ * leaves NEW under ch->lock. Not once DRAINING: the release removes the
+ * session after that transition, which it makes under ch->lock.
  */
-bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
-		      const struct se_node_acl *se_nacl,
-		      struct srpt_ch_info *info)
+static bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
+			     const struct se_node_acl *se_nacl,
+			     struct srpt_ch_info *info)
 {
 	unsigned long flags;
 	bool match;
@@ -308,40 +271,25 @@ bool srpt_ch_pin(struct srpt_rdma_ch *ch)
 }
 
 /*
- * Start closing every channel that matches, logging the live ones out
- * with @logout_reason (SRPT_T_LOGOUT_*); return how many exist.
+ * How many channels match; with @logout_reason >= 0 start closing them too,
+ * logging the live ones out with it (SRPT_T_LOGOUT_*).
  */
-static int srpt_close_matching(srpt_ch_match_fn match, const void *arg,
-			       u32 logout_reason)
+static int srpt_matching(srpt_ch_match_fn match, const void *arg,
+			 int logout_reason)
 {
 	struct srpt_rdma_ch *ch;
 	int n = 0;
 
 	spin_lock(&srpt_ch_lock);
 	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		if (match(ch, arg)) {
+		if (!match(ch, arg))
+			continue;
+		if (logout_reason >= 0)
 			srpt_logout_ch(ch, logout_reason);
-			n++;
-		}
+		n++;
 	}
 	spin_unlock(&srpt_ch_lock);
 	return n;
-}
-
-static bool srpt_any_matching(srpt_ch_match_fn match, const void *arg)
-{
-	struct srpt_rdma_ch *ch;
-	bool found = false;
-
-	spin_lock(&srpt_ch_lock);
-	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		if (match(ch, arg)) {
-			found = true;
-			break;
-		}
-	}
-	spin_unlock(&srpt_ch_lock);
-	return found;
 }
 
 /*
@@ -350,8 +298,8 @@ static bool srpt_any_matching(srpt_ch_match_fn match, const void *arg)
  */
 static void srpt_close_and_wait(srpt_ch_match_fn match, const void *arg)
 {
-	srpt_close_matching(match, arg, SRPT_T_LOGOUT_NONE);
-	wait_event(srpt_ch_gone, !srpt_any_matching(match, arg));
+	srpt_matching(match, arg, SRPT_T_LOGOUT_NONE);
+	wait_event(srpt_ch_gone, !srpt_matching(match, arg, -1));
 }
 
 static bool srpt_ch_of_tpg(struct srpt_rdma_ch *ch, const void *stpg)
@@ -495,7 +443,7 @@ static int srpt_channels_show(struct seq_file *m, void *v)
 	spin_lock(&srpt_ch_lock);
 	list_for_each_entry(ch, &srpt_ch_list, entry) {
 		seq_printf(m, "ch %u state %s acl %s initiator 0x%16phN target %s cm %s peer %s credits %u req_lim %d srq %d cmds %u",
-			   ch->id, srpt_ch_state_name(READ_ONCE(ch->state)),
+			   ch->id, srpt_ch_state_names[READ_ONCE(ch->state)],
 			   ch->sess_name, ch->i_port_id, ch->stpg->tport->name,
 			   ch->cm_ops->name, ch->peer, ch->rq_size,
 			   atomic_read(&ch->req_lim), ch->srq ? 1 : 0,
@@ -576,8 +524,7 @@ void srpt_close_all_chs(void)
  */
 int srpt_close_nexus(struct srpt_rdma_ch *ch)
 {
-	return srpt_close_matching(srpt_ch_of_nexus, ch,
-				   SRPT_T_LOGOUT_MULTICHANNEL);
+	return srpt_matching(srpt_ch_of_nexus, ch, SRPT_T_LOGOUT_MULTICHANNEL);
 }
 
 /**
@@ -588,7 +535,7 @@ int srpt_close_nexus(struct srpt_rdma_ch *ch)
  */
 bool srpt_nexus_has_chs(struct srpt_rdma_ch *ch)
 {
-	return srpt_any_matching(srpt_ch_of_nexus, ch);
+	return srpt_matching(srpt_ch_of_nexus, ch, -1) > 0;
 }
 
 /**

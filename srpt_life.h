@@ -10,16 +10,12 @@ int srpt_life_init(void);
 void srpt_life_exit(void);
 void srpt_life_debugfs_init(void);
 void srpt_queue_work(struct work_struct *work);
-const char *srpt_ch_state_name(enum srpt_ch_state state);
 bool srpt_ch_change_state(struct srpt_rdma_ch *ch, enum srpt_ch_state new);
 void srpt_close_ch(struct srpt_rdma_ch *ch);
 void srpt_logout_ch(struct srpt_rdma_ch *ch, u32 reason);
 void srpt_ch_setup_done(struct srpt_rdma_ch *ch, bool accepted);
 bool __srpt_ch_get_live(struct srpt_rdma_ch *ch);
 void srpt_ch_put_wait(struct srpt_rdma_ch *ch);
-bool srpt_ch_snapshot(struct srpt_rdma_ch *ch,
-		      const struct se_node_acl *se_nacl,
-		      struct srpt_ch_info *info);
 bool srpt_ch_pin(struct srpt_rdma_ch *ch);
 int srpt_ch_pin_live(struct srpt_rdma_ch **chs, int max,
 		     const struct srpt_rdma_ch *skip);

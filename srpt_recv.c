@@ -17,110 +17,11 @@
 #include "srpt_sq.h"
 #include "srpt_stats.h"
 
-static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
-static void srpt_run_iu_wait(struct srpt_rdma_ch *ch);
-
 /*
  * Commands a channel on an SRQ starts with; the pool grows on demand
  * (srpt_dispatch_work()): an idle channel holds little, whatever its credits.
  */
 #define SRPT_SRQ_FIRST_CMDS	16
-
-/*
- * IUs wait on @ch (dispatch_queued set, with a reference): if they found
- * the pool out of commands (grow_wanted), double it (up to ch->max_cmds;
- * failing that, the IUs wait for commands to come back), then dispatch
- * them. Until the growth is done no other is asked for: the dispatch
- * after it looks again.
- */
-static void srpt_dispatch_work(struct work_struct *w)
-{
-	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
-					       dispatch_work);
-	u32 n = min(ch->max_cmds - ch->n_cmds, ch->n_cmds);
-	unsigned long flags;
-	bool grow;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	grow = ch->grow_wanted && n && ch->state == SRPT_CH_LIVE;
-	spin_unlock_irqrestore(&ch->lock, flags);
-	if (grow) {
-		srpt_fault_delay(SRPT_FAULT_GROW);
-		if (srpt_add_cmds(ch, n))
-			pr_warn_ratelimited("%s: no memory for %u more commands; requests wait for those in use\n",
-					    ch->sess_name, n);
-	}
-	spin_lock_irqsave(&ch->lock, flags);
-	ch->dispatch_queued = false;
-	ch->grow_wanted = false;
-	spin_unlock_irqrestore(&ch->lock, flags);
-	srpt_run_iu_wait(ch);
-	srpt_ch_put(ch);
-}
-
-/**
- * srpt_alloc_ch_bufs() - allocate receive buffers and the command pool
- * @ch: channel with rq_size, max_req_size, max_rsp_size,
- *	imm_data_offset and srq set
- *
- * Commands: twice the credits, as a command keeps its entry until its
- * response SEND completes while the initiator may already use the credit
- * it returned. All at once, but on an SRQ a few at first.
- *
- * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
- */
-int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
-{
-	u32 i;
-
-	INIT_WORK(&ch->dispatch_work, srpt_dispatch_work);
-	ch->max_cmds = 2 * ch->rq_size;
-	if (ch->srq) {
-		ch->layout = ch->srq->layout;
-		return srpt_add_cmds(ch, min_t(u32, ch->max_cmds,
-					       SRPT_SRQ_FIRST_CMDS));
-	}
-	srpt_recv_layout(&ch->layout, ch->max_req_size, ch->imm_data_offset);
-	if (srpt_alloc_recv_bufs(ch))
-		return -ENOMEM;
-	for (i = 0; i <= ch->rq_size; i++)	/* and the spare */
-		ch->recv[i].cqe.done = srpt_recv_done;
-	return srpt_add_cmds(ch, ch->max_cmds);
-}
-
-/**
- * srpt_create_srq() - make the shared receive queue of a device
- * @sdev: the device
- * @size: receive buffers
- * @iu_size: bytes an IU may have
- *
- * Return: the SRQ, or an ERR_PTR (srpt_srq_create()).
- */
-struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
-				 u32 iu_size)
-{
-	return srpt_srq_create(sdev, size, iu_size, srpt_recv_done);
-}
-
-/**
- * srpt_post_all_recvs() - post every receive buffer of a new channel
- * @ch: channel whose QP can receive
- *
- * Return: 0 or a negative errno.
- */
-int srpt_post_all_recvs(struct srpt_rdma_ch *ch)
-{
-	u32 i;
-	int ret;
-
-	/* Not the spare (ch->recv[ch->rq_size]): srpt_post_cred_spare(). */
-	for (i = 0; !ch->srq && i < ch->rq_size; i++) {
-		ret = srpt_post_recv(ch, &ch->recv[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
 
 /*
  * IUs wait for an empty pool that may grow: ask the dispatch work to grow
@@ -189,6 +90,38 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 }
 
 /*
+ * IUs wait on @ch (dispatch_queued set, with a reference): if they found
+ * the pool out of commands (grow_wanted), double it (up to ch->max_cmds;
+ * failing that, the IUs wait for commands to come back), then dispatch
+ * them. Until the growth is done no other is asked for: the dispatch
+ * after it looks again.
+ */
+static void srpt_dispatch_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
+					       dispatch_work);
+	u32 n = min(ch->max_cmds - ch->n_cmds, ch->n_cmds);
+	unsigned long flags;
+	bool grow;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	grow = ch->grow_wanted && n && ch->state == SRPT_CH_LIVE;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (grow) {
+		srpt_fault_delay(SRPT_FAULT_GROW);
+		if (srpt_add_cmds(ch, n))
+			pr_warn_ratelimited("%s: no memory for %u more commands; requests wait for those in use\n",
+					    ch->sess_name, n);
+	}
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->dispatch_queued = false;
+	ch->grow_wanted = false;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	srpt_run_iu_wait(ch);
+	srpt_ch_put(ch);
+}
+
+/*
  * Count the credit a received IU used. On an SRQ also check what a
  * channel's own receive queue enforces by its size: an IU longer than the
  * login allowed (SRQ buffers fit any login's), or more than twice the
@@ -251,6 +184,57 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_run_iu_wait(ch);
 	else
 		srpt_drop_iu(iu);
+}
+
+/**
+ * srpt_alloc_ch_bufs() - allocate and post receive buffers, allocate the
+ *	command pool
+ * @ch: channel whose QP can receive, with rq_size, max_req_size,
+ *	max_rsp_size, imm_data_offset and srq set
+ *
+ * Commands: twice the credits, as a command keeps its entry until its
+ * response SEND completes while the initiator may already use the credit
+ * it returned. All at once, but on an SRQ a few at first.
+ *
+ * Return: 0 or a negative errno (srpt_free_ch_bufs() frees what was
+ * allocated).
+ */
+int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch)
+{
+	u32 i;
+	int ret;
+
+	INIT_WORK(&ch->dispatch_work, srpt_dispatch_work);
+	ch->max_cmds = 2 * ch->rq_size;
+	if (ch->srq) {
+		ch->layout = ch->srq->layout;
+		return srpt_add_cmds(ch, min_t(u32, ch->max_cmds,
+					       SRPT_SRQ_FIRST_CMDS));
+	}
+	srpt_recv_layout(&ch->layout, ch->max_req_size, ch->imm_data_offset);
+	if (srpt_alloc_recv_bufs(ch))
+		return -ENOMEM;
+	for (i = 0; i <= ch->rq_size; i++)	/* and the spare */
+		ch->recv[i].cqe.done = srpt_recv_done;
+	ret = srpt_add_cmds(ch, ch->max_cmds);
+	/* Not the spare (ch->recv[ch->rq_size]): srpt_post_cred_spare(). */
+	for (i = 0; !ret && i < ch->rq_size; i++)
+		ret = srpt_post_recv(ch, &ch->recv[i]);
+	return ret;
+}
+
+/**
+ * srpt_create_srq() - make the shared receive queue of a device
+ * @sdev: the device
+ * @size: receive buffers
+ * @iu_size: bytes an IU may have
+ *
+ * Return: the SRQ, or an ERR_PTR (srpt_srq_create()).
+ */
+struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
+				 u32 iu_size)
+{
+	return srpt_srq_create(sdev, size, iu_size, srpt_recv_done);
 }
 
 /**

@@ -8,7 +8,6 @@
 int srpt_alloc_ch_bufs(struct srpt_rdma_ch *ch);
 struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
 				 u32 iu_size);
-int srpt_post_all_recvs(struct srpt_rdma_ch *ch);
 void srpt_ch_go_live(struct srpt_rdma_ch *ch);
 
 #endif /* SRPT_RECV_H */
