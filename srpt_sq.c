@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The send queue of a channel and the commands using it: posting (receive
- * buffers too), the command pool's entries and their return, credits and
- * SRP_CRED_REQ, the queues where RDMA READs and responses wait in order
- * for send queue slots (and MRs, on iWARP), completions, and the drain.
- * Data buffers and RDMA contexts are srpt_data.c's, receiving srpt_recv.c's.
+ * A channel's send queue: posting (receive buffers too), the command pool's
+ * entries, credits and SRP_CRED_REQ, the queues where RDMA READs and
+ * responses wait in order for send queue slots (and MRs, on iWARP),
+ * completions, and the drain.
  *
  * Credits: every posted receive buffer is one. A request consumes one; it
  * is given back (req_lim_delta) when its buffer is posted again, just
  * before its response is sent, and rides on the next response posted.
- * Nothing is allocated per command but data buffers and, beyond
- * SRPT_INLINE_RW, the RDMA context array.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -75,7 +72,7 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->tas_rsp = false;
 }
 
-/* The states a command may enter each state from (enum srpt_cmd_state). */
+/* The states a command may enter each state from. */
 static const u8 srpt_cmd_from[SRPT_CMD_NR] = {
 	[SRPT_CMD_FREE]		= BIT(SRPT_CMD_RECEIVED) | BIT(SRPT_CMD_IN_LIO) |
 				  BIT(SRPT_CMD_SENT),
@@ -94,12 +91,10 @@ static const u8 srpt_cmd_from[SRPT_CMD_NR] = {
  * @cmd: command, owned by the caller's context
  * @new: the state it enters
  *
- * The only place a command's state changes (srpt_cmd_from[]): to FREE from
- * RECEIVED (no response due), IN_LIO (aborted without one) or SENT;
- * RECEIVED when dispatched, its table came or LIO refused a TMF; TABLE from
- * RECEIVED; IN_LIO once LIO has it, and back from DATA_OUT; RSP when a
- * response is queued (the target's own requests: from FREE, or reusing a
- * command bound for the pool); SENT from RSP. Others: warned once, made.
+ * The only place a command's state changes; a move srpt_cmd_from[] does
+ * not list is warned about once, and made. FREE from IN_LIO: aborted
+ * without a response. The target's own requests enter RSP from FREE, or
+ * from the state of a command bound for the pool.
  */
 void srpt_cmd_set_state(struct srpt_cmd *cmd, enum srpt_cmd_state new)
 {
@@ -257,9 +252,8 @@ void srpt_repost_iu(struct srpt_cmd *cmd, bool credit)
 /*
  * With no request left to answer (the last ended without a response: LIO
  * aborted it, a LOGICAL UNIT RESET of another nexus without TAS), returned
- * credits would wait here while the initiator may wait for them: an
- * SRP_CRED_REQ carries them, one outstanding at a time (the initiator has
- * one slot for answers). Caller holds ch->lock and the last busy command.
+ * credits would wait while the initiator may wait for them: an SRP_CRED_REQ
+ * carries them, one at a time (the initiator has one slot for answers).
  */
 static bool srpt_cred_req_due(struct srpt_rdma_ch *ch)
 {
@@ -270,13 +264,11 @@ static bool srpt_cred_req_due(struct srpt_rdma_ch *ch)
 }
 
 /*
- * An SRP_CRED_REQ goes out with every receive buffer posted and every
- * credit the initiator's: its SRP_CRED_RSP, which uses no credit, needs a
- * buffer more, or an initiator sending a full burst first finds none (an
- * RNR stall on IB and RoCE, a terminated connection on iWARP). So a spare
- * is posted for it: the channel's own, or one of its SRQ's (or one still
- * posted for a channel gone before its SRP_CRED_RSP). Whichever buffer
- * takes the SRP_CRED_RSP becomes the spare: srpt_cred_rsp_recv().
+ * The SRP_CRED_RSP to an SRP_CRED_REQ uses no credit, so it needs a buffer
+ * beyond those the credits cover, or an initiator sending a full burst first
+ * finds none (an RNR stall on IB and RoCE, a terminated connection on
+ * iWARP): a spare is posted, the channel's own or one of its SRQ's. Whichever
+ * buffer takes the SRP_CRED_RSP becomes the spare: srpt_cred_rsp_recv().
  */
 static void srpt_post_cred_spare(struct srpt_rdma_ch *ch)
 {
@@ -312,7 +304,6 @@ static void srpt_keep_spare(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
-/* Send an SRP_CRED_REQ in @cmd, a command of the pool. */
 static void srpt_send_cred_req(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
@@ -361,8 +352,7 @@ bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag)
  * srpt_put_cmd() - return a command to the channel's pool
  * @cmd: command that has no request buffer, data or work left
  *
- * The last busy one first carries leftover credits in an SRP_CRED_REQ
- * (srpt_cred_req_due()); IUs waiting for a command get the dispatch work.
+ * The last busy one first carries leftover credits in an SRP_CRED_REQ.
  */
 void srpt_put_cmd(struct srpt_cmd *cmd)
 {
@@ -399,7 +389,6 @@ void srpt_put_cmd(struct srpt_cmd *cmd)
 	srpt_ch_put(ch);
 }
 
-/* The transfer of @cmd is over: give its RDMA contexts back. */
 static void srpt_rw_put(struct srpt_cmd *cmd)
 {
 	if (!cmd->rw_ready)
@@ -505,8 +494,8 @@ static void srpt_cmd_done(struct srpt_cmd *cmd)
 
 /*
  * The data-in of @cmd cannot be moved: answer CHECK CONDITION, ABORTED
- * COMMAND (the initiator retries), no data. The replaced response was
- * counted by srpt_send_rsp(): count an error unless it was one already.
+ * COMMAND (the initiator retries). srpt_send_rsp() counted the replaced
+ * response: count an error unless it was one already.
  */
 static void srpt_data_in_failed(struct srpt_cmd *cmd)
 {
@@ -541,10 +530,7 @@ void srpt_free_table(struct srpt_cmd *cmd)
 	cmd->table = NULL;
 }
 
-/*
- * The RDMA READ of @cmd's indirect table is over (@err 0) or will not be:
- * free its context, keep the table (srpt_free_table()), go on.
- */
+/* The RDMA READ of @cmd's indirect table is over (@err 0) or will not be. */
 static void srpt_table_fetched(struct srpt_cmd *cmd, int err)
 {
 	srpt_cmd_set_state(cmd, SRPT_CMD_RECEIVED);
@@ -564,8 +550,6 @@ static void srpt_table_fetched(struct srpt_cmd *cmd, int err)
  * @where: the table in initiator memory (at most SRPT_MAX_TABLE_DESC)
  * @done: called once cmd->table holds the table (err 0), or with an
  *	error and no table (the channel is going away, the READ failed)
- *
- * The READ queues with the data transfers, in order.
  *
  * Return: 0 if @done will be called, -ENOMEM if no buffer is free.
  */
@@ -668,7 +652,7 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 	return 0;
 }
 
-/* The queue @cmd waits in: responses without data go first. */
+/* Responses without data go first. */
 static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
 {
 	return srpt_pending_needs_rw(cmd) || cmd->in_order ?
@@ -725,7 +709,6 @@ static void srpt_sq_kick(struct srpt_rdma_ch *ch)
 	srpt_ch_put(ch);
 }
 
-/* Queue @cmd behind the commands already waiting, and start what can. */
 static void srpt_start(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
@@ -819,8 +802,7 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc)
  * srpt_send_rsp() - send the response built in cmd->rsp_buf
  * @cmd: command, after its data-in (RDMA WRITEs) if cmd->rsp_with_data
  *
- * Queued behind earlier ones for send queue slots (and RDMA contexts for
- * data); credits go in at posting; the command ends once sent or failed.
+ * Credits go in at posting; the command ends once sent or failed.
  */
 void srpt_send_rsp(struct srpt_cmd *cmd)
 {
@@ -842,11 +824,8 @@ void srpt_send_rsp(struct srpt_cmd *cmd)
 
 /**
  * srpt_start_read() - RDMA READ the data-out of a command, then execute it
- * @cmd: LIO command with data to fetch
- *
- * The READ queues behind earlier work for send queue slots and RDMA
- * contexts (MRs on iWARP); then LIO executes the command, or it fails
- * through transport_generic_request_failure().
+ * @cmd: LIO command with data to fetch; fails through
+ *	transport_generic_request_failure() if the READ does
  */
 void srpt_start_read(struct srpt_cmd *cmd)
 {
@@ -856,10 +835,8 @@ void srpt_start_read(struct srpt_cmd *cmd)
 
 /**
  * srpt_drop_iu() - give up an IU the channel will not execute
- * @iu: receive buffer
- *
- * One of an SRQ goes back to the SRQ. One of the channel's own is posted
- * again when the command that uses it is done, or freed with the channel.
+ * @iu: receive buffer; one of the channel's own is reposted by the command
+ *	that uses it, or freed with the channel
  */
 void srpt_drop_iu(struct srpt_recv_iu *iu)
 {
@@ -934,8 +911,7 @@ static void srpt_drain_srq_qp(struct srpt_rdma_ch *ch)
  * @ch: channel being released
  *
  * Afterwards nothing is posted, all posted WRs completed, parked IUs are
- * dropped and queued commands failed; LIO commands still executing
- * complete without touching the QP.
+ * dropped and queued commands failed.
  *
  * Context: process, not from a completion handler of the channel.
  */
