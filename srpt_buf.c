@@ -271,30 +271,21 @@ struct srpt_recv_iu *srpt_srq_take_spare(struct srpt_srq *srq, bool *posted)
 }
 
 /**
- * srpt_srq_keep_spare() - an SRQ buffer becomes a spare (not posted)
- * @iu: the buffer, which took the SRP_CRED_RSP a spare was posted for
- */
-void srpt_srq_keep_spare(struct srpt_recv_iu *iu)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&iu->srq->lock, flags);
-	list_add(&iu->entry, &iu->srq->spares);
-	spin_unlock_irqrestore(&iu->srq->lock, flags);
-}
-
-/**
- * srpt_srq_retire_spare() - a spare stays posted for a channel that went
+ * srpt_srq_put_spare() - an SRQ spare posted for an SRP_CRED_RSP is done with
  * @srq: the SRQ
- *
- * The next buffer reposted becomes a spare in its place (srpt_srq_post()).
+ * @iu: the buffer that took the SRP_CRED_RSP, kept as a spare (not posted);
+ *	NULL if the channel went first: the spare stays posted, and the next
+ *	buffer reposted becomes a spare in its place (srpt_srq_post())
  */
-void srpt_srq_retire_spare(struct srpt_srq *srq)
+void srpt_srq_put_spare(struct srpt_srq *srq, struct srpt_recv_iu *iu)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	srq->retire++;
+	if (iu)
+		list_add(&iu->entry, &srq->spares);
+	else
+		srq->retire++;
 	spin_unlock_irqrestore(&srq->lock, flags);
 }
 

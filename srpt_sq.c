@@ -290,20 +290,6 @@ static void srpt_post_cred_spare(struct srpt_rdma_ch *ch)
 	srpt_post_recv(ch, iu);
 }
 
-/* The SRP_CRED_RSP in @iu answered the SRP_CRED_REQ a spare was posted for. */
-static void srpt_keep_spare(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
-{
-	unsigned long flags;
-
-	if (iu->srq) {
-		srpt_srq_keep_spare(iu);
-		return;
-	}
-	spin_lock_irqsave(&ch->lock, flags);
-	ch->spare = iu;
-	spin_unlock_irqrestore(&ch->lock, flags);
-}
-
 static void srpt_send_cred_req(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
@@ -339,11 +325,16 @@ bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag)
 		ch->cred_spare = false;
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (spare && cmd->iu) {
-		srpt_keep_spare(ch, cmd->iu);
+	if (!spare || !cmd->iu) {
+		srpt_repost_iu(cmd, false);
+	} else if (cmd->iu->srq) {
+		srpt_srq_put_spare(cmd->iu->srq, cmd->iu);
 		cmd->iu = NULL;
 	} else {
-		srpt_repost_iu(cmd, false);
+		spin_lock_irqsave(&ch->lock, flags);
+		ch->spare = cmd->iu;
+		spin_unlock_irqrestore(&ch->lock, flags);
+		cmd->iu = NULL;
 	}
 	return ours;
 }
@@ -942,7 +933,7 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 	spin_unlock_irqrestore(&ch->lock, flags);
 	/* A spare posted to the SRQ for an SRP_CRED_RSP that never came. */
 	if (spare && ch->srq)
-		srpt_srq_retire_spare(ch->srq);
+		srpt_srq_put_spare(ch->srq, NULL);
 	list_for_each_entry_safe(iu, next, &parked, entry) {
 		list_del_init(&iu->entry);
 		srpt_drop_iu(iu);
