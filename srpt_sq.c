@@ -797,18 +797,15 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 void srpt_send_rsp(struct srpt_cmd *cmd)
 {
+	enum srpt_rsp_outcome outcome;
+
 	trace_srpt_send_rsp(cmd->ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len,
 			    cmd->rsp_with_data);
-	switch (srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len)) {
-	case SRPT_RSP_ERROR:
+	outcome = srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len);
+	if (outcome == SRPT_RSP_ERROR)
 		srpt_ch_count(cmd->ch, SRPT_STAT_ERRORS, 1);
-		break;
-	case SRPT_RSP_ABORTED:
+	else if (outcome == SRPT_RSP_ABORTED)
 		srpt_ch_count(cmd->ch, SRPT_STAT_ABORTS, 1);
-		break;
-	default:
-		break;
-	}
 	srpt_cmd_set_state(cmd, SRPT_CMD_RSP);
 	srpt_start(cmd);
 }
