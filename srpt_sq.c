@@ -780,13 +780,11 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_CMD_TABLE)))
 		return;
 	srpt_sq_release(cmd);
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+	if (unlikely(wc->status != IB_WC_SUCCESS))
 		srpt_wc_failed(cmd->ch, wc, "RDMA READ of an indirect table");
-		srpt_table_fetched(cmd, -EIO);
-		return;
-	}
-	srpt_event(SRPT_EV_TABLES_FETCHED);
-	srpt_table_fetched(cmd, 0);
+	else
+		srpt_event(SRPT_EV_TABLES_FETCHED);
+	srpt_table_fetched(cmd, wc->status == IB_WC_SUCCESS ? 0 : -EIO);
 }
 
 /**
