@@ -127,7 +127,6 @@ int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
 		cmd->rsp_cqe.done = srpt_rsp_done;
 		cmd->read_cqe.done = srpt_read_done;
 		cmd->table_cqe.done = srpt_table_read_done;
-		srpt_reset_cmd(cmd);
 	}
 	spin_lock_irqsave(&ch->lock, flags);
 	list_add_tail(&chunk->entry, &ch->cmd_chunks);
