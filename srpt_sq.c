@@ -169,21 +169,22 @@ static int srpt_post_send(struct srpt_rdma_ch *ch, struct ib_send_wr *wr,
 {
 	const struct ib_send_wr *bad_wr = NULL;
 	int ret = -ESHUTDOWN;
+	bool part = false;
 
 	spin_lock_bh(&ch->post_lock);
 	if (READ_ONCE(ch->state) < SRPT_CH_DRAINING) {
 		ret = srpt_ib_post_send(ch->qp, wr, &bad_wr);
-		if (ret && cmd && bad_wr && bad_wr != wr)
+		part = ret && cmd && bad_wr && bad_wr != wr;
+		if (part)
 			list_add_tail(&cmd->entry, &ch->post_failed);
 	}
 	spin_unlock_bh(&ch->post_lock);
 	if (ret && ret != -ESHUTDOWN) {
 		pr_warn_ratelimited("%s: ib_post_send failed: %d%s\n",
 				    ch->sess_name, ret,
-				    cmd && bad_wr && bad_wr != wr ?
-				    " (chain posted in part)" : "");
+				    part ? " (chain posted in part)" : "");
 		srpt_close_ch(ch);
-		if (cmd && bad_wr && bad_wr != wr)
+		if (part)
 			ret = -EINPROGRESS;
 	}
 	return ret;
