@@ -483,30 +483,6 @@ static void srpt_cmd_done(struct srpt_cmd *cmd)
 		srpt_put_cmd(cmd);
 }
 
-/*
- * The data-in of @cmd cannot be moved: answer CHECK CONDITION, ABORTED
- * COMMAND (the initiator retries). srpt_send_rsp() counted the replaced
- * response: count an error unless it was one already.
- */
-static void srpt_data_in_failed(struct srpt_cmd *cmd)
-{
-	bool was_error = srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len) ==
-			 SRPT_RSP_ERROR;
-	u32 sense_len;
-
-	sense_len = srpt_fixed_sense(cmd->sense, sizeof(cmd->sense),
-				     ABORTED_COMMAND, 0, 0);
-	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, cmd->ch->max_rsp_size,
-				      cmd->tag, 0, SAM_STAT_CHECK_CONDITION,
-				      cmd->sense, sense_len, 0, 0, 0);
-	cmd->rsp_with_data = false;
-	if (!was_error)
-		srpt_ch_count(cmd->ch, SRPT_STAT_ERRORS, 1);
-	trace_srpt_send_rsp(cmd->ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len,
-			    false);
-	srpt_start(cmd);
-}
-
 /**
  * srpt_free_table() - free the indirect table of a command
  * @cmd: command; nothing is posted for the table any more
@@ -573,11 +549,17 @@ int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
 
 /*
  * What @cmd waits for cannot be done: the channel is going away
- * (-ESHUTDOWN) or the transfer cannot be set up (another error).
+ * (-ESHUTDOWN) or the transfer cannot be set up (another error). Data-in
+ * not moved is answered CHECK CONDITION, ABORTED COMMAND (the initiator
+ * retries); srpt_send_rsp() counted the replaced response: an error is
+ * counted unless it was one already.
  */
 static void srpt_pending_failed(struct srpt_cmd *cmd, int err)
 {
+	struct srpt_rdma_ch *ch = cmd->ch;
 	sense_reason_t reason;
+	bool was_error;
+	u32 sense_len;
 
 	if (cmd->state == SRPT_CMD_TABLE) {
 		srpt_table_fetched(cmd, err);
@@ -590,14 +572,24 @@ static void srpt_pending_failed(struct srpt_cmd *cmd, int err)
 		transport_generic_request_failure(&cmd->se_cmd, reason);
 		return;
 	}
-	if (err != -ESHUTDOWN && cmd->rsp_with_data) {
-		srpt_data_in_failed(cmd);
+	if (err == -ESHUTDOWN || !cmd->rsp_with_data) {
+		srpt_cmd_set_state(cmd, SRPT_CMD_SENT);
+		if (cmd->close_after)
+			srpt_close_ch(ch);
+		srpt_cmd_done(cmd);
 		return;
 	}
-	srpt_cmd_set_state(cmd, SRPT_CMD_SENT);
-	if (cmd->close_after)
-		srpt_close_ch(cmd->ch);
-	srpt_cmd_done(cmd);
+	was_error = srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len) == SRPT_RSP_ERROR;
+	sense_len = srpt_fixed_sense(cmd->sense, sizeof(cmd->sense),
+				     ABORTED_COMMAND, 0, 0);
+	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, ch->max_rsp_size, cmd->tag,
+				      0, SAM_STAT_CHECK_CONDITION, cmd->sense,
+				      sense_len, 0, 0, 0);
+	cmd->rsp_with_data = false;
+	if (!was_error)
+		srpt_ch_count(ch, SRPT_STAT_ERRORS, 1);
+	trace_srpt_send_rsp(ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len, false);
+	srpt_start(cmd);
 }
 
 /*
