@@ -290,18 +290,6 @@ static void srpt_post_cred_spare(struct srpt_rdma_ch *ch)
 	srpt_post_recv(ch, iu);
 }
 
-static void srpt_send_cred_req(struct srpt_cmd *cmd)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-
-	srpt_post_cred_spare(ch);
-	srpt_event(SRPT_EV_CRED_REQS);
-	cmd->tag = ch->cred_req_tag;
-	cmd->rsp_len = srpt_build_cred_req(cmd->rsp_buf, ch->max_rsp_size,
-					   cmd->tag);
-	srpt_send_rsp(cmd);
-}
-
 /**
  * srpt_cred_rsp_recv() - the initiator answered an SRP_CRED_REQ
  * @cmd: command holding the SRP_CRED_RSP; its receive buffer is posted
@@ -371,13 +359,18 @@ void srpt_put_cmd(struct srpt_cmd *cmd)
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (dispatch)
 		srpt_queue_work(&ch->dispatch_work);
-	if (cred) {
-		/* Still busy, still holding its reference to @ch. */
-		srpt_send_cred_req(cmd);
+	if (!cred) {
+		/* Last: the release work may free @ch once every command is home. */
+		srpt_ch_put(ch);
 		return;
 	}
-	/* Last: the release work may free @ch once every command is home. */
-	srpt_ch_put(ch);
+	/* Still busy, still holding its reference to @ch. */
+	srpt_post_cred_spare(ch);
+	srpt_event(SRPT_EV_CRED_REQS);
+	cmd->tag = ch->cred_req_tag;
+	cmd->rsp_len = srpt_build_cred_req(cmd->rsp_buf, ch->max_rsp_size,
+					   cmd->tag);
+	srpt_send_rsp(cmd);
 }
 
 static void srpt_rw_put(struct srpt_cmd *cmd)
