@@ -24,10 +24,6 @@
 #include "srpt_trace.h"
 
 static void srpt_sq_kick(struct srpt_rdma_ch *ch);
-static void srpt_start(struct srpt_cmd *cmd);
-static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc);
-static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc);
-static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /**
  * srpt_wc_failed() - a work request of a channel failed
@@ -104,37 +100,6 @@ void srpt_cmd_set_state(struct srpt_cmd *cmd, enum srpt_cmd_state new)
 		  "ib_srpt: command %#llx: state %d -> %d\n", cmd->tag, old, new);
 	trace_srpt_cmd_state(cmd, old, new);
 	WRITE_ONCE(cmd->state, new);
-}
-
-/**
- * srpt_add_cmds() - add commands to the pool of a channel
- * @ch: channel
- * @n: how many
- *
- * Return: 0 or -ENOMEM.
- */
-int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
-{
-	struct srpt_cmd_chunk *chunk = srpt_alloc_cmds(ch, n, GFP_KERNEL);
-	unsigned long flags;
-	u32 i;
-
-	if (!chunk)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct srpt_cmd *cmd = &chunk->cmds[i];
-
-		cmd->rsp_cqe.done = srpt_rsp_done;
-		cmd->read_cqe.done = srpt_read_done;
-		cmd->table_cqe.done = srpt_table_read_done;
-	}
-	spin_lock_irqsave(&ch->lock, flags);
-	list_add_tail(&chunk->entry, &ch->cmd_chunks);
-	for (i = 0; i < n; i++)
-		list_add_tail(&chunk->cmds[i].entry, &ch->free_cmds);
-	WRITE_ONCE(ch->n_cmds, ch->n_cmds + n);
-	spin_unlock_irqrestore(&ch->lock, flags);
-	return 0;
 }
 
 /*
@@ -399,6 +364,25 @@ static u32 srpt_pending_wrs(struct srpt_cmd *cmd)
 	return 1 + (cmd->rsp_with_data ? cmd->n_wrs : 0);
 }
 
+/* Responses without data go first. */
+static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
+{
+	return srpt_pending_needs_rw(cmd) || cmd->in_order ?
+	       &cmd->ch->sq_wait : &cmd->ch->rsp_wait;
+}
+
+static void srpt_start(struct srpt_cmd *cmd)
+{
+	struct srpt_rdma_ch *ch = cmd->ch;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	cmd->sq_waited = false;
+	list_add_tail(&cmd->entry, srpt_wait_list(cmd));
+	spin_unlock_irqrestore(&ch->lock, flags);
+	srpt_sq_kick(ch);
+}
+
 /* Send queue slots: reserved before posting, released by the completion. */
 static bool srpt_sq_reserve(struct srpt_cmd *cmd, u32 n)
 {
@@ -628,13 +612,6 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 	return 0;
 }
 
-/* Responses without data go first. */
-static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
-{
-	return srpt_pending_needs_rw(cmd) || cmd->in_order ?
-	       &cmd->ch->sq_wait : &cmd->ch->rsp_wait;
-}
-
 /*
  * Start the waiting commands in order (ch->rsp_wait, then ch->sq_wait)
  * while the send queue and the MR pool have room. One context at a time:
@@ -683,18 +660,6 @@ static void srpt_sq_kick(struct srpt_rdma_ch *ch)
 	ch->sq_kicking = false;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	srpt_ch_put(ch);
-}
-
-static void srpt_start(struct srpt_cmd *cmd)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	cmd->sq_waited = false;
-	list_add_tail(&cmd->entry, srpt_wait_list(cmd));
-	spin_unlock_irqrestore(&ch->lock, flags);
-	srpt_sq_kick(ch);
 }
 
 /*
@@ -770,6 +735,37 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	else
 		srpt_event(SRPT_EV_TABLES_FETCHED);
 	srpt_table_fetched(cmd, wc->status == IB_WC_SUCCESS ? 0 : -EIO);
+}
+
+/**
+ * srpt_add_cmds() - add commands to the pool of a channel
+ * @ch: channel
+ * @n: how many
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
+{
+	struct srpt_cmd_chunk *chunk = srpt_alloc_cmds(ch, n, GFP_KERNEL);
+	unsigned long flags;
+	u32 i;
+
+	if (!chunk)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct srpt_cmd *cmd = &chunk->cmds[i];
+
+		cmd->rsp_cqe.done = srpt_rsp_done;
+		cmd->read_cqe.done = srpt_read_done;
+		cmd->table_cqe.done = srpt_table_read_done;
+	}
+	spin_lock_irqsave(&ch->lock, flags);
+	list_add_tail(&chunk->entry, &ch->cmd_chunks);
+	for (i = 0; i < n; i++)
+		list_add_tail(&chunk->cmds[i].entry, &ch->free_cmds);
+	WRITE_ONCE(ch->n_cmds, ch->n_cmds + n);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return 0;
 }
 
 /**
