@@ -357,13 +357,6 @@ static bool srpt_pending_needs_rw(struct srpt_cmd *cmd)
 	return srpt_pending_reads(cmd) || cmd->rsp_with_data;
 }
 
-static u32 srpt_pending_wrs(struct srpt_cmd *cmd)
-{
-	if (srpt_pending_reads(cmd))
-		return cmd->n_wrs;
-	return 1 + (cmd->rsp_with_data ? cmd->n_wrs : 0);
-}
-
 /* Responses without data go first. */
 static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
 {
@@ -384,10 +377,13 @@ static void srpt_start(struct srpt_cmd *cmd)
 }
 
 /* Send queue slots: reserved before posting, released by the completion. */
-static bool srpt_sq_reserve(struct srpt_cmd *cmd, u32 n)
+static bool srpt_sq_reserve(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
+	u32 n = cmd->n_wrs;
 
+	if (!srpt_pending_reads(cmd))
+		n = 1 + (cmd->rsp_with_data ? cmd->n_wrs : 0);
 	if (atomic_sub_return(n, &ch->sq_wr_avail) < 0) {
 		atomic_add(n, &ch->sq_wr_avail);
 		return false;
@@ -601,7 +597,7 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 			return 0;
 		}
 	}
-	if (!srpt_sq_reserve(cmd, srpt_pending_wrs(cmd)))
+	if (!srpt_sq_reserve(cmd))
 		return -EAGAIN;
 	ret = srpt_post_pending(cmd);
 	if (ret) {
