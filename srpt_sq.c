@@ -433,14 +433,13 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 					      cmd->rsp_len, DMA_TO_DEVICE);
 		first = &send_wr;
 		if (!cmd->rsp_with_data)
-			goto post;
+			return srpt_post_send(ch, first, cmd);
 	}
 	if (cmd->state == SRPT_CMD_TABLE)
 		cqe = &cmd->table_cqe;
 	for (i = cmd->n_active - 1; i >= 0; i--)
 		first = rdma_rw_ctx_wrs(&cmd->rw[i].rw, ch->qp, port,
 					first ? NULL : cqe, first);
-post:
 	return srpt_post_send(ch, first, cmd);
 }
 
