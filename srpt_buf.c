@@ -246,8 +246,7 @@ void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
 /**
  * srpt_srq_take_spare() - a spare of an SRQ for an SRP_CRED_RSP
  * @srq: the SRQ
- * @posted: set if a spare is already posted (one posted for a channel
- *	that went before its SRP_CRED_RSP came, now counted as this one)
+ * @posted: set if a spare left posted (srpt_srq_put_spare()) counts as this one
  *
  * Return: a spare buffer to post, or NULL (none left, or *@posted).
  */

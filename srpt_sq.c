@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A channel's send queue: posting (receive buffers too), the command pool's
- * entries, credits and SRP_CRED_REQ, the queues where RDMA READs and
- * responses wait in order for send queue slots (and MRs, on iWARP),
- * completions, and the drain.
- *
- * Credits: every posted receive buffer is one. A request consumes one; it
- * is given back (req_lim_delta) when its buffer is posted again, just
- * before its response is sent, and rides on the next response posted.
+ * entries, credits and SRP_CRED_REQ (Documentation/ib_srpt.rst, "Pool and
+ * credits"), the queues where RDMA READs and responses wait in order for
+ * send queue slots (and MRs, on iWARP), completions, and the drain.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -658,10 +654,9 @@ static void srpt_sq_kick(struct srpt_rdma_ch *ch)
 }
 
 /*
- * A completion must be for what @cmd posted. siw completes an RDMA READ
- * twice when it flushes a QP whose READ was taken up but not yet sent
- * (from the outstanding-READ queue, again as the WR in progress); a second
- * finish would free the command under LIO: log and drop it.
+ * siw completes an RDMA READ twice when it flushes a QP whose READ was
+ * taken up but not yet sent (from the outstanding-READ queue, again as the
+ * WR in progress); a second finish would free the command under LIO.
  */
 static bool srpt_wc_expected(struct srpt_cmd *cmd, struct ib_wc *wc,
 			     enum srpt_cmd_state what)
@@ -765,9 +760,8 @@ int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
 
 /**
  * srpt_send_rsp() - send the response built in cmd->rsp_buf
- * @cmd: command, after its data-in (RDMA WRITEs) if cmd->rsp_with_data
- *
- * Credits go in at posting; the command ends once sent or failed.
+ * @cmd: command, after its data-in (RDMA WRITEs) if cmd->rsp_with_data;
+ *	it ends once the response was sent or failed
  */
 void srpt_send_rsp(struct srpt_cmd *cmd)
 {
