@@ -330,6 +330,17 @@ int srpt_srq_post(struct srpt_recv_iu *iu)
 }
 
 /**
+ * srpt_drop_iu() - give up an IU the channel will not execute
+ * @iu: receive buffer; one of the channel's own is reposted by the command
+ *	that uses it, or freed with the channel
+ */
+void srpt_drop_iu(struct srpt_recv_iu *iu)
+{
+	if (iu->srq)
+		srpt_srq_post(iu);
+}
+
+/**
  * srpt_srq_destroy() - free an SRQ (or what srpt_srq_create() made of one)
  * @srq: the SRQ, its channels gone (so all its buffers are posted again)
  */

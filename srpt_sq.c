@@ -789,17 +789,6 @@ void srpt_start_read(struct srpt_cmd *cmd)
 	srpt_start(cmd);
 }
 
-/**
- * srpt_drop_iu() - give up an IU the channel will not execute
- * @iu: receive buffer; one of the channel's own is reposted by the command
- *	that uses it, or freed with the channel
- */
-void srpt_drop_iu(struct srpt_recv_iu *iu)
-{
-	if (iu->srq)
-		srpt_srq_post(iu);
-}
-
 /* How long a release waits for its SRP_T_LOGOUT's HCA ack, then drains. */
 #define SRPT_LOGOUT_WAIT	(2 * HZ)
 
