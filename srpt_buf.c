@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The memory of SRP channels: receive buffers (laid out for immediate
- * data), a channel's own or its device's SRQ's, and a channel's command
- * pool with response buffers. Their use and completion handlers are
- * srpt_recv.c's and srpt_sq.c's.
+ * data), a channel's own or its device's SRQ's, and command pools.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,7 +26,7 @@ static void *srpt_alloc_dma_buf(struct ib_device *dev, u32 size,
 	return buf;
 }
 
-/* Undo srpt_alloc_dma_buf(); @buf may be NULL (allocation never got there). */
+/* @buf may be NULL (allocation never got there). */
 static void srpt_free_dma_buf(struct ib_device *dev, void *buf, u64 dma,
 			      u32 size, enum dma_data_direction dir)
 {
@@ -70,7 +68,6 @@ void srpt_recv_layout(struct srpt_recv_layout *l, u32 size, u16 imm_offset)
 	l->imm_sg_cnt = DIV_ROUND_UP(size - imm_offset, PAGE_SIZE);
 }
 
-/* The memory of a receive buffer, as srpt_recv_layout() chose it. */
 static void srpt_free_recv_mem(const struct srpt_recv_layout *l,
 			       struct srpt_recv_iu *iu)
 {
@@ -101,7 +98,6 @@ static int srpt_alloc_recv_buf(struct ib_device *dev,
 	return -ENOMEM;
 }
 
-/* Undo srpt_alloc_recv_buf(); nothing to do if it never succeeded. */
 static void srpt_free_recv_buf(struct ib_device *dev,
 			       const struct srpt_recv_layout *l,
 			       struct srpt_recv_iu *iu)
@@ -113,11 +109,7 @@ static void srpt_free_recv_buf(struct ib_device *dev,
 	srpt_res_add(SRPT_RES_RECV_BYTES, -(long)l->alloc);
 }
 
-/*
- * @n receive buffers laid out as @l, with their immediate data
- * scatterlists; on failure what was allocated stays for
- * srpt_free_recv_array().
- */
+/* On failure what was allocated stays for srpt_free_recv_array(). */
 static int srpt_alloc_recv_array(struct ib_device *dev,
 				 const struct srpt_recv_layout *l, u32 n,
 				 struct srpt_recv_iu **recv,
@@ -165,8 +157,6 @@ static void srpt_free_recv_array(struct ib_device *dev,
  * srpt_alloc_recv_bufs() - allocate the receive buffers of a channel
  * @ch: channel without an SRQ, with rq_size and its layout set
  *
- * One per credit and the spare (ch->spare).
- *
  * Return: 0 or -ENOMEM (srpt_free_ch_bufs() frees what was allocated).
  */
 int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch)
@@ -201,10 +191,9 @@ static void srpt_free_cmds(struct srpt_rdma_ch *ch,
  * srpt_alloc_cmds() - allocate commands for a channel's pool
  * @ch: channel with max_rsp_size set
  * @n: how many
- * @gfp: allocation flags (GFP_KERNEL: may sleep)
+ * @gfp: allocation flags
  *
- * Each with a response buffer of ch->max_rsp_size bytes; the caller sets
- * up handlers and state and adds the chunk to ch->cmd_chunks.
+ * The caller sets up handlers and adds the chunk to ch->cmd_chunks.
  *
  * Return: the chunk, or NULL (then nothing is left allocated).
  */
@@ -257,8 +246,7 @@ void srpt_free_ch_bufs(struct srpt_rdma_ch *ch)
 /**
  * srpt_srq_take_spare() - a spare of an SRQ for an SRP_CRED_RSP
  * @srq: the SRQ
- * @posted: set if a spare is already posted (one posted for a channel
- *	that went before its SRP_CRED_RSP came, now counted as this one)
+ * @posted: set if a spare left posted (srpt_srq_put_spare()) counts as this one
  *
  * Return: a spare buffer to post, or NULL (none left, or *@posted).
  */
@@ -282,38 +270,27 @@ struct srpt_recv_iu *srpt_srq_take_spare(struct srpt_srq *srq, bool *posted)
 }
 
 /**
- * srpt_srq_keep_spare() - an SRQ buffer becomes a spare (not posted)
- * @iu: the buffer, which took the SRP_CRED_RSP a spare was posted for
- */
-void srpt_srq_keep_spare(struct srpt_recv_iu *iu)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&iu->srq->lock, flags);
-	list_add(&iu->entry, &iu->srq->spares);
-	spin_unlock_irqrestore(&iu->srq->lock, flags);
-}
-
-/**
- * srpt_srq_retire_spare() - a spare stays posted for a channel that went
+ * srpt_srq_put_spare() - an SRQ spare posted for an SRP_CRED_RSP is done with
  * @srq: the SRQ
- *
- * The next buffer reposted becomes a spare in its place (srpt_srq_post()).
+ * @iu: the buffer that took the SRP_CRED_RSP, kept as a spare (not posted);
+ *	NULL if the channel went first: the spare stays posted, and the next
+ *	buffer reposted becomes a spare in its place (srpt_srq_post())
  */
-void srpt_srq_retire_spare(struct srpt_srq *srq)
+void srpt_srq_put_spare(struct srpt_srq *srq, struct srpt_recv_iu *iu)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	srq->retire++;
+	if (iu)
+		list_add(&iu->entry, &srq->spares);
+	else
+		srq->retire++;
 	spin_unlock_irqrestore(&srq->lock, flags);
 }
 
 /**
  * srpt_srq_post() - post a receive buffer of an SRQ
- * @iu: the buffer
- *
- * While srq->retire is set, the buffer becomes a spare instead.
+ * @iu: the buffer; while srq->retire is set, it becomes a spare instead
  *
  * Return: 0 or the error of ib_post_srq_recv().
  */
@@ -353,6 +330,17 @@ int srpt_srq_post(struct srpt_recv_iu *iu)
 }
 
 /**
+ * srpt_drop_iu() - give up an IU the channel will not execute
+ * @iu: receive buffer; one of the channel's own is reposted by the command
+ *	that uses it, or freed with the channel
+ */
+void srpt_drop_iu(struct srpt_recv_iu *iu)
+{
+	if (iu->srq)
+		srpt_srq_post(iu);
+}
+
+/**
  * srpt_srq_destroy() - free an SRQ (or what srpt_srq_create() made of one)
  * @srq: the SRQ, its channels gone (so all its buffers are posted again)
  */
@@ -371,9 +359,6 @@ void srpt_srq_destroy(struct srpt_srq *srq)
  * @size: receive buffers
  * @iu_size: bytes an IU may have
  * @done: the buffers' completion handler
- *
- * Buffers laid out for immediate data at SRPT_SRQ_IMM_OFFSET, all posted,
- * and up to SRPT_SRQ_SPARES spares (srq->spares), as the device allows.
  *
  * Return: the SRQ, or an ERR_PTR (-EOPNOTSUPP: the device has none).
  */

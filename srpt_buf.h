@@ -14,9 +14,9 @@ struct srpt_srq *srpt_srq_create(struct srpt_device *sdev, u32 size,
 				 u32 iu_size,
 				 void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 int srpt_srq_post(struct srpt_recv_iu *iu);
+void srpt_drop_iu(struct srpt_recv_iu *iu);
 struct srpt_recv_iu *srpt_srq_take_spare(struct srpt_srq *srq, bool *posted);
-void srpt_srq_keep_spare(struct srpt_recv_iu *iu);
-void srpt_srq_retire_spare(struct srpt_srq *srq);
+void srpt_srq_put_spare(struct srpt_srq *srq, struct srpt_recv_iu *iu);
 void srpt_srq_destroy(struct srpt_srq *srq);
 
 #endif /* SRPT_BUF_H */

@@ -2,8 +2,7 @@
 /*
  * The data of SRP commands: data buffers (whole pages, as LIO and the
  * block layer need them, whatever the initiator's descriptors; immediate
- * data in place in the receive buffer) and the rdma_rw contexts moving
- * them. Starting transfers (and their wait for the send queue) is srpt_sq.c's.
+ * data in place in the receive buffer) and the rdma_rw contexts moving them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,8 +14,7 @@
 
 /**
  * srpt_rw_destroy() - destroy the RDMA contexts of a command
- * @cmd: command; its data buffer stays (its MRs go back to the QP's pool
- *	on iWARP, the buffer is unmapped)
+ * @cmd: command; its data buffer stays, unmapped
  */
 void srpt_rw_destroy(struct srpt_cmd *cmd)
 {
@@ -41,8 +39,8 @@ void srpt_rw_destroy(struct srpt_cmd *cmd)
 }
 
 /**
- * srpt_free_data() - free the data buffer of a command
- * @cmd: command; undoes srpt_alloc_data() and any RDMA context left
+ * srpt_free_data() - undo srpt_alloc_data(), and any RDMA context left
+ * @cmd: command
  */
 void srpt_free_data(struct srpt_cmd *cmd)
 {
@@ -72,10 +70,7 @@ void srpt_free_data(struct srpt_cmd *cmd)
 	cmd->data_nents = 0;
 }
 
-/*
- * Immediate data stays, page-aligned, in the receive buffer
- * (srpt_recv_layout()): describe it page by page for LIO and the block layer.
- */
+/* Immediate data stays, page-aligned, in the receive buffer (srpt_recv_layout()). */
 static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 {
 	struct srpt_recv_iu *iu = cmd->iu;
@@ -167,7 +162,7 @@ static int srpt_rw_sg(struct srpt_cmd *cmd, struct srpt_rw *rw, u32 start,
  * @ci: the parsed SRP_CMD
  *
  * One RDMA context per remote buffer piece of at most rw_size, over one
- * data buffer (cmd->data_sg, for LIO); immediate data stays where it came.
+ * data buffer (cmd->data_sg, for LIO).
  *
  * Return: 0, -E2BIG (it needs too many RDMA contexts) or -ENOMEM.
  */

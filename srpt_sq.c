@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The send queue of a channel and the commands using it: posting (receive
- * buffers too), the command pool's entries and their return, credits and
- * SRP_CRED_REQ, the queues where RDMA READs and responses wait in order
- * for send queue slots (and MRs, on iWARP), completions, and the drain.
- * Data buffers and RDMA contexts are srpt_data.c's, receiving srpt_recv.c's.
- *
- * Credits: every posted receive buffer is one. A request consumes one; it
- * is given back (req_lim_delta) when its buffer is posted again, just
- * before its response is sent, and rides on the next response posted.
- * Nothing is allocated per command but data buffers and, beyond
- * SRPT_INLINE_RW, the RDMA context array.
+ * A channel's send queue: posting (receive buffers too), the command pool's
+ * entries, credits and SRP_CRED_REQ (Documentation/ib_srpt.rst, "Pool and
+ * credits"), the queues where RDMA READs and responses wait in order for
+ * send queue slots (and MRs, on iWARP), completions, and the drain.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,10 +20,6 @@
 #include "srpt_trace.h"
 
 static void srpt_sq_kick(struct srpt_rdma_ch *ch);
-static void srpt_start(struct srpt_cmd *cmd);
-static void srpt_rsp_done(struct ib_cq *cq, struct ib_wc *wc);
-static void srpt_read_done(struct ib_cq *cq, struct ib_wc *wc);
-static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /**
  * srpt_wc_failed() - a work request of a channel failed
@@ -75,7 +64,7 @@ static void srpt_reset_cmd(struct srpt_cmd *cmd)
 	cmd->tas_rsp = false;
 }
 
-/* The states a command may enter each state from (enum srpt_cmd_state). */
+/* The states a command may enter each state from. */
 static const u8 srpt_cmd_from[SRPT_CMD_NR] = {
 	[SRPT_CMD_FREE]		= BIT(SRPT_CMD_RECEIVED) | BIT(SRPT_CMD_IN_LIO) |
 				  BIT(SRPT_CMD_SENT),
@@ -94,12 +83,10 @@ static const u8 srpt_cmd_from[SRPT_CMD_NR] = {
  * @cmd: command, owned by the caller's context
  * @new: the state it enters
  *
- * The only place a command's state changes (srpt_cmd_from[]): to FREE from
- * RECEIVED (no response due), IN_LIO (aborted without one) or SENT;
- * RECEIVED when dispatched, its table came or LIO refused a TMF; TABLE from
- * RECEIVED; IN_LIO once LIO has it, and back from DATA_OUT; RSP when a
- * response is queued (the target's own requests: from FREE, or reusing a
- * command bound for the pool); SENT from RSP. Others: warned once, made.
+ * The only place a command's state changes; a move srpt_cmd_from[] does
+ * not list is warned about once, and made. FREE from IN_LIO: aborted
+ * without a response. The target's own requests enter RSP from FREE, or
+ * from the state of a command bound for the pool.
  */
 void srpt_cmd_set_state(struct srpt_cmd *cmd, enum srpt_cmd_state new)
 {
@@ -109,38 +96,6 @@ void srpt_cmd_set_state(struct srpt_cmd *cmd, enum srpt_cmd_state new)
 		  "ib_srpt: command %#llx: state %d -> %d\n", cmd->tag, old, new);
 	trace_srpt_cmd_state(cmd, old, new);
 	WRITE_ONCE(cmd->state, new);
-}
-
-/**
- * srpt_add_cmds() - add commands to the pool of a channel
- * @ch: channel
- * @n: how many
- *
- * Return: 0 or -ENOMEM.
- */
-int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
-{
-	struct srpt_cmd_chunk *chunk = srpt_alloc_cmds(ch, n, GFP_KERNEL);
-	unsigned long flags;
-	u32 i;
-
-	if (!chunk)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct srpt_cmd *cmd = &chunk->cmds[i];
-
-		cmd->rsp_cqe.done = srpt_rsp_done;
-		cmd->read_cqe.done = srpt_read_done;
-		cmd->table_cqe.done = srpt_table_read_done;
-		srpt_reset_cmd(cmd);
-	}
-	spin_lock_irqsave(&ch->lock, flags);
-	list_add_tail(&chunk->entry, &ch->cmd_chunks);
-	for (i = 0; i < n; i++)
-		list_add_tail(&chunk->cmds[i].entry, &ch->free_cmds);
-	WRITE_ONCE(ch->n_cmds, ch->n_cmds + n);
-	spin_unlock_irqrestore(&ch->lock, flags);
-	return 0;
 }
 
 /*
@@ -175,21 +130,22 @@ static int srpt_post_send(struct srpt_rdma_ch *ch, struct ib_send_wr *wr,
 {
 	const struct ib_send_wr *bad_wr = NULL;
 	int ret = -ESHUTDOWN;
+	bool part = false;
 
 	spin_lock_bh(&ch->post_lock);
 	if (READ_ONCE(ch->state) < SRPT_CH_DRAINING) {
 		ret = srpt_ib_post_send(ch->qp, wr, &bad_wr);
-		if (ret && cmd && bad_wr && bad_wr != wr)
+		part = ret && cmd && bad_wr && bad_wr != wr;
+		if (part)
 			list_add_tail(&cmd->entry, &ch->post_failed);
 	}
 	spin_unlock_bh(&ch->post_lock);
 	if (ret && ret != -ESHUTDOWN) {
 		pr_warn_ratelimited("%s: ib_post_send failed: %d%s\n",
 				    ch->sess_name, ret,
-				    cmd && bad_wr && bad_wr != wr ?
-				    " (chain posted in part)" : "");
+				    part ? " (chain posted in part)" : "");
 		srpt_close_ch(ch);
-		if (cmd && bad_wr && bad_wr != wr)
+		if (part)
 			ret = -EINPROGRESS;
 	}
 	return ret;
@@ -257,9 +213,8 @@ void srpt_repost_iu(struct srpt_cmd *cmd, bool credit)
 /*
  * With no request left to answer (the last ended without a response: LIO
  * aborted it, a LOGICAL UNIT RESET of another nexus without TAS), returned
- * credits would wait here while the initiator may wait for them: an
- * SRP_CRED_REQ carries them, one outstanding at a time (the initiator has
- * one slot for answers). Caller holds ch->lock and the last busy command.
+ * credits would wait while the initiator may wait for them: an SRP_CRED_REQ
+ * carries them, one at a time (the initiator has one slot for answers).
  */
 static bool srpt_cred_req_due(struct srpt_rdma_ch *ch)
 {
@@ -270,13 +225,11 @@ static bool srpt_cred_req_due(struct srpt_rdma_ch *ch)
 }
 
 /*
- * An SRP_CRED_REQ goes out with every receive buffer posted and every
- * credit the initiator's: its SRP_CRED_RSP, which uses no credit, needs a
- * buffer more, or an initiator sending a full burst first finds none (an
- * RNR stall on IB and RoCE, a terminated connection on iWARP). So a spare
- * is posted for it: the channel's own, or one of its SRQ's (or one still
- * posted for a channel gone before its SRP_CRED_RSP). Whichever buffer
- * takes the SRP_CRED_RSP becomes the spare: srpt_cred_rsp_recv().
+ * The SRP_CRED_RSP to an SRP_CRED_REQ uses no credit, so it needs a buffer
+ * beyond those the credits cover, or an initiator sending a full burst first
+ * finds none (an RNR stall on IB and RoCE, a terminated connection on
+ * iWARP): a spare is posted, the channel's own or one of its SRQ's. Whichever
+ * buffer takes the SRP_CRED_RSP becomes the spare: srpt_cred_rsp_recv().
  */
 static void srpt_post_cred_spare(struct srpt_rdma_ch *ch)
 {
@@ -296,33 +249,6 @@ static void srpt_post_cred_spare(struct srpt_rdma_ch *ch)
 		return;
 	iu->ch = ch;
 	srpt_post_recv(ch, iu);
-}
-
-/* The SRP_CRED_RSP in @iu answered the SRP_CRED_REQ a spare was posted for. */
-static void srpt_keep_spare(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
-{
-	unsigned long flags;
-
-	if (iu->srq) {
-		srpt_srq_keep_spare(iu);
-		return;
-	}
-	spin_lock_irqsave(&ch->lock, flags);
-	ch->spare = iu;
-	spin_unlock_irqrestore(&ch->lock, flags);
-}
-
-/* Send an SRP_CRED_REQ in @cmd, a command of the pool. */
-static void srpt_send_cred_req(struct srpt_cmd *cmd)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-
-	srpt_post_cred_spare(ch);
-	srpt_event(SRPT_EV_CRED_REQS);
-	cmd->tag = ch->cred_req_tag;
-	cmd->rsp_len = srpt_build_cred_req(cmd->rsp_buf, ch->max_rsp_size,
-					   cmd->tag);
-	srpt_send_rsp(cmd);
 }
 
 /**
@@ -348,11 +274,16 @@ bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag)
 		ch->cred_spare = false;
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (spare && cmd->iu) {
-		srpt_keep_spare(ch, cmd->iu);
+	if (!spare || !cmd->iu) {
+		srpt_repost_iu(cmd, false);
+	} else if (cmd->iu->srq) {
+		srpt_srq_put_spare(cmd->iu->srq, cmd->iu);
 		cmd->iu = NULL;
 	} else {
-		srpt_repost_iu(cmd, false);
+		spin_lock_irqsave(&ch->lock, flags);
+		ch->spare = cmd->iu;
+		spin_unlock_irqrestore(&ch->lock, flags);
+		cmd->iu = NULL;
 	}
 	return ours;
 }
@@ -361,8 +292,7 @@ bool srpt_cred_rsp_recv(struct srpt_cmd *cmd, u64 tag)
  * srpt_put_cmd() - return a command to the channel's pool
  * @cmd: command that has no request buffer, data or work left
  *
- * The last busy one first carries leftover credits in an SRP_CRED_REQ
- * (srpt_cred_req_due()); IUs waiting for a command get the dispatch work.
+ * The last busy one first carries leftover credits in an SRP_CRED_REQ.
  */
 void srpt_put_cmd(struct srpt_cmd *cmd)
 {
@@ -390,16 +320,20 @@ void srpt_put_cmd(struct srpt_cmd *cmd)
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (dispatch)
 		srpt_queue_work(&ch->dispatch_work);
-	if (cred) {
-		/* Still busy, still holding its reference to @ch. */
-		srpt_send_cred_req(cmd);
+	if (!cred) {
+		/* Last: the release work may free @ch once every command is home. */
+		srpt_ch_put(ch);
 		return;
 	}
-	/* Last: the release work may free @ch once every command is home. */
-	srpt_ch_put(ch);
+	/* Still busy, still holding its reference to @ch. */
+	srpt_post_cred_spare(ch);
+	srpt_event(SRPT_EV_CRED_REQS);
+	cmd->tag = ch->cred_req_tag;
+	cmd->rsp_len = srpt_build_cred_req(cmd->rsp_buf, ch->max_rsp_size,
+					   cmd->tag);
+	srpt_send_rsp(cmd);
 }
 
-/* The transfer of @cmd is over: give its RDMA contexts back. */
 static void srpt_rw_put(struct srpt_cmd *cmd)
 {
 	if (!cmd->rw_ready)
@@ -419,18 +353,33 @@ static bool srpt_pending_needs_rw(struct srpt_cmd *cmd)
 	return srpt_pending_reads(cmd) || cmd->rsp_with_data;
 }
 
-static u32 srpt_pending_wrs(struct srpt_cmd *cmd)
+/* Responses without data go first. */
+static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
 {
-	if (srpt_pending_reads(cmd))
-		return cmd->n_wrs;
-	return 1 + (cmd->rsp_with_data ? cmd->n_wrs : 0);
+	return srpt_pending_needs_rw(cmd) || cmd->in_order ?
+	       &cmd->ch->sq_wait : &cmd->ch->rsp_wait;
+}
+
+static void srpt_start(struct srpt_cmd *cmd)
+{
+	struct srpt_rdma_ch *ch = cmd->ch;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	cmd->sq_waited = false;
+	list_add_tail(&cmd->entry, srpt_wait_list(cmd));
+	spin_unlock_irqrestore(&ch->lock, flags);
+	srpt_sq_kick(ch);
 }
 
 /* Send queue slots: reserved before posting, released by the completion. */
-static bool srpt_sq_reserve(struct srpt_cmd *cmd, u32 n)
+static bool srpt_sq_reserve(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
+	u32 n = cmd->n_wrs;
 
+	if (!srpt_pending_reads(cmd))
+		n = 1 + (cmd->rsp_with_data ? cmd->n_wrs : 0);
 	if (atomic_sub_return(n, &ch->sq_wr_avail) < 0) {
 		atomic_add(n, &ch->sq_wr_avail);
 		return false;
@@ -480,14 +429,13 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 					      cmd->rsp_len, DMA_TO_DEVICE);
 		first = &send_wr;
 		if (!cmd->rsp_with_data)
-			goto post;
+			return srpt_post_send(ch, first, cmd);
 	}
 	if (cmd->state == SRPT_CMD_TABLE)
 		cqe = &cmd->table_cqe;
 	for (i = cmd->n_active - 1; i >= 0; i--)
 		first = rdma_rw_ctx_wrs(&cmd->rw[i].rw, ch->qp, port,
 					first ? NULL : cqe, first);
-post:
 	return srpt_post_send(ch, first, cmd);
 }
 
@@ -501,30 +449,6 @@ static void srpt_cmd_done(struct srpt_cmd *cmd)
 		transport_generic_free_cmd(&cmd->se_cmd, 0);
 	else
 		srpt_put_cmd(cmd);
-}
-
-/*
- * The data-in of @cmd cannot be moved: answer CHECK CONDITION, ABORTED
- * COMMAND (the initiator retries), no data. The replaced response was
- * counted by srpt_send_rsp(): count an error unless it was one already.
- */
-static void srpt_data_in_failed(struct srpt_cmd *cmd)
-{
-	bool was_error = srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len) ==
-			 SRPT_RSP_ERROR;
-	u32 sense_len;
-
-	sense_len = srpt_fixed_sense(cmd->sense, sizeof(cmd->sense),
-				     ABORTED_COMMAND, 0, 0);
-	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, cmd->ch->max_rsp_size,
-				      cmd->tag, 0, SAM_STAT_CHECK_CONDITION,
-				      cmd->sense, sense_len, 0, 0, 0);
-	cmd->rsp_with_data = false;
-	if (!was_error)
-		srpt_ch_count(cmd->ch, SRPT_STAT_ERRORS, 1);
-	trace_srpt_send_rsp(cmd->ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len,
-			    false);
-	srpt_start(cmd);
 }
 
 /**
@@ -541,10 +465,7 @@ void srpt_free_table(struct srpt_cmd *cmd)
 	cmd->table = NULL;
 }
 
-/*
- * The RDMA READ of @cmd's indirect table is over (@err 0) or will not be:
- * free its context, keep the table (srpt_free_table()), go on.
- */
+/* The RDMA READ of @cmd's indirect table is over (@err 0) or will not be. */
 static void srpt_table_fetched(struct srpt_cmd *cmd, int err)
 {
 	srpt_cmd_set_state(cmd, SRPT_CMD_RECEIVED);
@@ -564,8 +485,6 @@ static void srpt_table_fetched(struct srpt_cmd *cmd, int err)
  * @where: the table in initiator memory (at most SRPT_MAX_TABLE_DESC)
  * @done: called once cmd->table holds the table (err 0), or with an
  *	error and no table (the channel is going away, the READ failed)
- *
- * The READ queues with the data transfers, in order.
  *
  * Return: 0 if @done will be called, -ENOMEM if no buffer is free.
  */
@@ -598,11 +517,17 @@ int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
 
 /*
  * What @cmd waits for cannot be done: the channel is going away
- * (-ESHUTDOWN) or the transfer cannot be set up (another error).
+ * (-ESHUTDOWN) or the transfer cannot be set up (another error). Data-in
+ * not moved is answered CHECK CONDITION, ABORTED COMMAND (the initiator
+ * retries); srpt_send_rsp() counted the replaced response: an error is
+ * counted unless it was one already.
  */
 static void srpt_pending_failed(struct srpt_cmd *cmd, int err)
 {
+	struct srpt_rdma_ch *ch = cmd->ch;
 	sense_reason_t reason;
+	bool was_error;
+	u32 sense_len;
 
 	if (cmd->state == SRPT_CMD_TABLE) {
 		srpt_table_fetched(cmd, err);
@@ -615,14 +540,24 @@ static void srpt_pending_failed(struct srpt_cmd *cmd, int err)
 		transport_generic_request_failure(&cmd->se_cmd, reason);
 		return;
 	}
-	if (err != -ESHUTDOWN && cmd->rsp_with_data) {
-		srpt_data_in_failed(cmd);
+	if (err == -ESHUTDOWN || !cmd->rsp_with_data) {
+		srpt_cmd_set_state(cmd, SRPT_CMD_SENT);
+		if (cmd->close_after)
+			srpt_close_ch(ch);
+		srpt_cmd_done(cmd);
 		return;
 	}
-	srpt_cmd_set_state(cmd, SRPT_CMD_SENT);
-	if (cmd->close_after)
-		srpt_close_ch(cmd->ch);
-	srpt_cmd_done(cmd);
+	was_error = srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len) == SRPT_RSP_ERROR;
+	sense_len = srpt_fixed_sense(cmd->sense, sizeof(cmd->sense),
+				     ABORTED_COMMAND, 0, 0);
+	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, ch->max_rsp_size, cmd->tag,
+				      0, SAM_STAT_CHECK_CONDITION, cmd->sense,
+				      sense_len, 0, 0, 0);
+	cmd->rsp_with_data = false;
+	if (!was_error)
+		srpt_ch_count(ch, SRPT_STAT_ERRORS, 1);
+	trace_srpt_send_rsp(ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len, false);
+	srpt_start(cmd);
 }
 
 /*
@@ -657,7 +592,7 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 			return 0;
 		}
 	}
-	if (!srpt_sq_reserve(cmd, srpt_pending_wrs(cmd)))
+	if (!srpt_sq_reserve(cmd))
 		return -EAGAIN;
 	ret = srpt_post_pending(cmd);
 	if (ret) {
@@ -666,13 +601,6 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 			srpt_pending_failed(cmd, -ESHUTDOWN);
 	}
 	return 0;
-}
-
-/* The queue @cmd waits in: responses without data go first. */
-static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
-{
-	return srpt_pending_needs_rw(cmd) || cmd->in_order ?
-	       &cmd->ch->sq_wait : &cmd->ch->rsp_wait;
 }
 
 /*
@@ -725,24 +653,10 @@ static void srpt_sq_kick(struct srpt_rdma_ch *ch)
 	srpt_ch_put(ch);
 }
 
-/* Queue @cmd behind the commands already waiting, and start what can. */
-static void srpt_start(struct srpt_cmd *cmd)
-{
-	struct srpt_rdma_ch *ch = cmd->ch;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	cmd->sq_waited = false;
-	list_add_tail(&cmd->entry, srpt_wait_list(cmd));
-	spin_unlock_irqrestore(&ch->lock, flags);
-	srpt_sq_kick(ch);
-}
-
 /*
- * A completion must be for what @cmd posted. siw completes an RDMA READ
- * twice when it flushes a QP whose READ was taken up but not yet sent
- * (from the outstanding-READ queue, again as the WR in progress); a second
- * finish would free the command under LIO: log and drop it.
+ * siw completes an RDMA READ twice when it flushes a QP whose READ was
+ * taken up but not yet sent (from the outstanding-READ queue, again as the
+ * WR in progress); a second finish would free the command under LIO.
  */
 static bool srpt_wc_expected(struct srpt_cmd *cmd, struct ib_wc *wc,
 			     enum srpt_cmd_state what)
@@ -806,65 +720,73 @@ static void srpt_table_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(!srpt_wc_expected(cmd, wc, SRPT_CMD_TABLE)))
 		return;
 	srpt_sq_release(cmd);
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+	if (unlikely(wc->status != IB_WC_SUCCESS))
 		srpt_wc_failed(cmd->ch, wc, "RDMA READ of an indirect table");
-		srpt_table_fetched(cmd, -EIO);
-		return;
+	else
+		srpt_event(SRPT_EV_TABLES_FETCHED);
+	srpt_table_fetched(cmd, wc->status == IB_WC_SUCCESS ? 0 : -EIO);
+}
+
+/**
+ * srpt_add_cmds() - add commands to the pool of a channel
+ * @ch: channel
+ * @n: how many
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
+{
+	struct srpt_cmd_chunk *chunk = srpt_alloc_cmds(ch, n, GFP_KERNEL);
+	unsigned long flags;
+	u32 i;
+
+	if (!chunk)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct srpt_cmd *cmd = &chunk->cmds[i];
+
+		cmd->rsp_cqe.done = srpt_rsp_done;
+		cmd->read_cqe.done = srpt_read_done;
+		cmd->table_cqe.done = srpt_table_read_done;
 	}
-	srpt_event(SRPT_EV_TABLES_FETCHED);
-	srpt_table_fetched(cmd, 0);
+	spin_lock_irqsave(&ch->lock, flags);
+	list_add_tail(&chunk->entry, &ch->cmd_chunks);
+	for (i = 0; i < n; i++)
+		list_add_tail(&chunk->cmds[i].entry, &ch->free_cmds);
+	WRITE_ONCE(ch->n_cmds, ch->n_cmds + n);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return 0;
 }
 
 /**
  * srpt_send_rsp() - send the response built in cmd->rsp_buf
- * @cmd: command, after its data-in (RDMA WRITEs) if cmd->rsp_with_data
- *
- * Queued behind earlier ones for send queue slots (and RDMA contexts for
- * data); credits go in at posting; the command ends once sent or failed.
+ * @cmd: command, after its data-in (RDMA WRITEs) if cmd->rsp_with_data;
+ *	it ends once the response was sent or failed
  */
 void srpt_send_rsp(struct srpt_cmd *cmd)
 {
+	enum srpt_rsp_outcome outcome;
+
 	trace_srpt_send_rsp(cmd->ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len,
 			    cmd->rsp_with_data);
-	switch (srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len)) {
-	case SRPT_RSP_ERROR:
+	outcome = srpt_rsp_outcome(cmd->rsp_buf, cmd->rsp_len);
+	if (outcome == SRPT_RSP_ERROR)
 		srpt_ch_count(cmd->ch, SRPT_STAT_ERRORS, 1);
-		break;
-	case SRPT_RSP_ABORTED:
+	else if (outcome == SRPT_RSP_ABORTED)
 		srpt_ch_count(cmd->ch, SRPT_STAT_ABORTS, 1);
-		break;
-	default:
-		break;
-	}
 	srpt_cmd_set_state(cmd, SRPT_CMD_RSP);
 	srpt_start(cmd);
 }
 
 /**
  * srpt_start_read() - RDMA READ the data-out of a command, then execute it
- * @cmd: LIO command with data to fetch
- *
- * The READ queues behind earlier work for send queue slots and RDMA
- * contexts (MRs on iWARP); then LIO executes the command, or it fails
- * through transport_generic_request_failure().
+ * @cmd: LIO command with data to fetch; fails through
+ *	transport_generic_request_failure() if the READ does
  */
 void srpt_start_read(struct srpt_cmd *cmd)
 {
 	srpt_cmd_set_state(cmd, SRPT_CMD_DATA_OUT);
 	srpt_start(cmd);
-}
-
-/**
- * srpt_drop_iu() - give up an IU the channel will not execute
- * @iu: receive buffer
- *
- * One of an SRQ goes back to the SRQ. One of the channel's own is posted
- * again when the command that uses it is done, or freed with the channel.
- */
-void srpt_drop_iu(struct srpt_recv_iu *iu)
-{
-	if (iu->srq)
-		srpt_srq_post(iu);
 }
 
 /* How long a release waits for its SRP_T_LOGOUT's HCA ack, then drains. */
@@ -934,8 +856,7 @@ static void srpt_drain_srq_qp(struct srpt_rdma_ch *ch)
  * @ch: channel being released
  *
  * Afterwards nothing is posted, all posted WRs completed, parked IUs are
- * dropped and queued commands failed; LIO commands still executing
- * complete without touching the QP.
+ * dropped and queued commands failed.
  *
  * Context: process, not from a completion handler of the channel.
  */
@@ -966,7 +887,7 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 	spin_unlock_irqrestore(&ch->lock, flags);
 	/* A spare posted to the SRQ for an SRP_CRED_RSP that never came. */
 	if (spare && ch->srq)
-		srpt_srq_retire_spare(ch->srq);
+		srpt_srq_put_spare(ch->srq, NULL);
 	list_for_each_entry_safe(iu, next, &parked, entry) {
 		list_del_init(&iu->entry);
 		srpt_drop_iu(iu);

@@ -10,7 +10,6 @@ void srpt_wc_failed(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 		    const char *what);
 int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n);
 int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu);
-void srpt_drop_iu(struct srpt_recv_iu *iu);
 void srpt_ch_send_logout(struct srpt_rdma_ch *ch);
 void srpt_ch_drain(struct srpt_rdma_ch *ch);
 void srpt_repost_iu(struct srpt_cmd *cmd, bool credit);
