@@ -299,12 +299,14 @@ void srpt_put_cmd(struct srpt_cmd *cmd)
 	struct srpt_rdma_ch *ch = cmd->ch;
 	unsigned long flags;
 	bool dispatch, cred;
+	u64 tag = 0;
 
 	srpt_reset_cmd(cmd);
 	spin_lock_irqsave(&ch->lock, flags);
 	cred = srpt_cred_req_due(ch);
 	if (cred) {
 		ch->cred_req_out = true;
+		tag = ch->cred_req_tag;
 	} else {
 		srpt_cmd_set_state(cmd, SRPT_CMD_FREE);
 		list_add(&cmd->entry, &ch->free_cmds);
@@ -328,7 +330,7 @@ void srpt_put_cmd(struct srpt_cmd *cmd)
 	/* Still busy, still holding its reference to @ch. */
 	srpt_post_cred_spare(ch);
 	srpt_event(SRPT_EV_CRED_REQS);
-	cmd->tag = ch->cred_req_tag;
+	cmd->tag = tag;
 	cmd->rsp_len = srpt_build_cred_req(cmd->rsp_buf, ch->max_rsp_size,
 					   cmd->tag);
 	srpt_send_rsp(cmd);
