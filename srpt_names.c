@@ -24,9 +24,8 @@ static bool srpt_all_xdigits(const char *s, size_t n)
 
 /**
  * srpt_parse_port_name() - parse the name of a port: a GID or a GUID
- * @name: [0x]<32 hex digits> or eight colon-separated groups of four (a
- *	GID or initiator port ID), [0x]<16 hex digits> or four groups of four
- *	(a GUID); hex digits in either case, nothing before or after
+ * @name: [0x]<32 hex digits> or eight colon-separated groups of four (GID or port ID),
+ *	[0x]<16 hex digits> or four groups of four (GUID); either case, nothing around
  * @id: 16 or 8 bytes, filled in
  *
  * Return: the number of bytes (16 or 8), or -EINVAL.
@@ -147,8 +146,7 @@ static bool srpt_parse_ipv6(const char *name, u8 *ip)
  * @name: an initiator port ID or port GUID (srpt_parse_port_name()), or an
  *	IP address (IPv4; IPv6 compressed or expanded); the whole name,
  *	shorter than %SRPT_ACL_NAME_MAX
- * @id: filled in; a name of eight groups of four is both a port ID and an
- *	IPv6 address
+ * @id: filled in; a name of eight groups of four is both a port ID and an IPv6 address
  *
  * Return: 0, or -EINVAL if @name is none of these.
  */

@@ -357,10 +357,8 @@ enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
  * @ci: command that srpt_parse_cmd() returned SRPT_CMD_EXT_TABLE for
  * @table: the ci->table.len bytes read from the initiator
  *
- * The descriptors in the IU must be the first ones of the table, and the
- * whole table must add up to the command's data length. On success the
- * command's descriptors are the table's: @table must stay as long as they
- * are read through srpt_cmd_desc().
+ * The IU's descriptors must start the table, which must add up to the data length.
+ * On success @ci's descriptors are @table's: keep it while srpt_cmd_desc() reads them.
  *
  * Return: SRPT_CMD_OK, or SRPT_CMD_BAD_IU if the table disagrees.
  */
@@ -387,9 +385,8 @@ enum srpt_cmd_err srpt_parse_table(struct srpt_cmd_info *ci, const u8 *table)
  * @ci: parsed command
  * @i: index, below ci->n_desc
  *
- * Descriptors are only 4-byte aligned in the IU (at 48 + additional CDB
- * length, or 20 + 16 * i into an indirect one), below struct
- * srp_direct_buf's alignment: read as bytes, never through its pointer.
+ * Descriptors are only 4-byte aligned in the IU (at 48 + additional CDB length, or
+ * 20 + 16 * i into an indirect one): read as bytes, never through a srp_direct_buf *.
  *
  * Return: the descriptor in host order.
  */
@@ -493,16 +490,13 @@ bool srpt_iu_set_req_lim_delta(void *iu, u32 delta)
 }
 
 /**
- * srpt_rsp_outcome() - what an IU built here tells the initiator
- * @iu: an IU built by srpt_build_rsp(), srpt_build_tm_rsp(),
- *	srpt_build_t_logout() or srpt_build_cred_req()
+ * srpt_rsp_outcome() - what an IU built here (srpt_build_*()) tells the initiator
+ * @iu: the IU
  * @len: its length
  *
- * Return: SRPT_RSP_OK for an SRP_RSP with GOOD status and, if it has
- * response data, the code FUNCTION COMPLETE, for an SRP_CRED_REQ and for
- * an SRP_T_LOGOUT the target decided on (reasons 0, 1 and 4);
- * SRPT_RSP_ABORTED for TASK ABORTED; SRPT_RSP_ERROR for anything else
- * (other status, a TMF that failed, a logout for an IU it could not take).
+ * Return: SRPT_RSP_OK for an SRP_RSP with GOOD status (and FUNCTION COMPLETE if it has
+ * response data), an SRP_CRED_REQ, an SRP_T_LOGOUT the target decided on (reasons 0, 1,
+ * 4); SRPT_RSP_ABORTED for TASK ABORTED; SRPT_RSP_ERROR for anything else.
  */
 enum srpt_rsp_outcome srpt_rsp_outcome(const void *iu, u32 len)
 {

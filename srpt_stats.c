@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counters of what the module holds now, kept by the files that allocate
- * it (debugfs ib_srpt/resources, all 0 with no channel left: leak checks),
- * and of how often rarer paths ran (ib_srpt/events, so tests can tell);
- * the fault injection point ib_srpt/fail_post_send (a chain posted in
- * part, as a real HCA's full send queue can) and the fault points; the
- * tracepoints of srpt_trace.h. The files: Documentation/ib_srpt.rst,
- * debugfs. Calls nothing else of the module.
+ * Counters of what the module holds (debugfs ib_srpt/resources, all 0 with
+ * no channel left: leak checks) and of rarer paths taken (ib_srpt/events);
+ * fail_post_send (a chain posted in part, as a full HCA send queue can),
+ * the fault points, the tracepoints of srpt_trace.h. The files:
+ * Documentation/ib_srpt.rst, debugfs. Calls nothing else of the module.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -116,8 +114,6 @@ static DECLARE_FAULT_ATTR(srpt_fail_post_send);
 /**
  * srpt_fault_post_send() - should a chain's post fail after its first WR?
  *
- * Without CONFIG_FAULT_INJECTION an inline in srpt_stats.h says no.
- *
  * Return: true when the fail_post_send fault injection says so.
  */
 bool srpt_fault_post_send(void)
@@ -163,10 +159,8 @@ MODULE_PARM_DESC(fault_delay_ms,
 		 "Tests only: <point>=<ms>[,...] delays a step (debugfs ib_srpt/fault_delay_ms); fail_init=<ms> fails module init after that long");
 
 /**
- * __srpt_fault_delay() - sleep as long as a fault point says
+ * __srpt_fault_delay() - sleep as long as a fault point says (for srpt_fault_delay())
  * @p: the point
- *
- * Use srpt_fault_delay(), which calls this only when a point is set.
  *
  * Return: true if the point was set (and slept).
  */
