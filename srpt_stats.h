@@ -70,7 +70,7 @@ void srpt_stats_exit(void);
  * @SRPT_FAULT_SET_PORT: the rdma_cm_port setter, before it listens
  * @SRPT_FAULT_RELISTEN: the relisten work, before it listens again
  * @SRPT_FAULT_NP_LISTEN: an np listener, after rdma_listen()
- * @SRPT_FAULT_UNLOAD: module exit (or failed init), rdma_cm_port listener stopped, IB client still in
+ * @SRPT_FAULT_UNLOAD: module exit/failed init: rdma_cm_port listener stopped, IB client registered
  * @SRPT_FAULT_CLOSE_SESSION: LIO's close_session, before it reads the session
  * @SRPT_FAULT_RELEASE: a channel's release, before it removes its session
  * @SRPT_FAULT_FAIL_INIT: the end of module init, which then fails
