@@ -32,8 +32,7 @@
 #define SRPT_DEF_SQ_SIZE	4096
 #define SRPT_MIN_SQ_SIZE	4
 #define SRPT_MAX_SQ_SIZE	65535
-/* Send queue slots a channel has at least, whatever srp_sq_size says. */
-#define SRPT_MIN_SEND_WRS	64
+#define SRPT_MIN_SEND_WRS	64	/* SQ slots of a channel, whatever srp_sq_size says */
 /* srp_credits: receive buffers, and so credits, per channel. */
 #define SRPT_DEF_CREDITS	256
 #define SRPT_MIN_CREDITS	16
@@ -52,27 +51,22 @@
 #define SRPT_MIN_RDMA_SIZE	SZ_64K
 #define SRPT_MAX_RDMA_SIZE	SZ_16M
 /*
- * Bytes of one RDMA context: 256 pages, the most one rdma_rw MR covers
- * (without MRs rdma_rw splits by SGE limit). Tests lower it (debugfs
- * rw_size, a page at least) for more contexts and WRs per byte.
+ * Bytes of one RDMA context: 256 pages, the most one rdma_rw MR covers (without MRs rdma_rw
+ * splits by SGE limit). Tests lower it (debugfs rw_size, >= a page) for more contexts per byte.
  */
 #define SRPT_RW_SIZE		SZ_1M
-/* RDMA contexts of a channel: the largest command twice over. */
-#define SRPT_MIN_RW_CTXS	(2 * SRPT_MAX_DATA_LEN / SRPT_RW_SIZE)
+#define SRPT_MIN_RW_CTXS	(2 * SRPT_MAX_DATA_LEN / SRPT_RW_SIZE)	/* of a channel */
 #define SRPT_MAX_DATA_LEN	SZ_64M	/* of one SCSI command */
-/* RDMA contexts kept in a command; more are allocated on demand. */
-#define SRPT_INLINE_RW		2
+#define SRPT_INLINE_RW		2	/* RDMA contexts in a command; more allocated */
 #define SRPT_MAX_RW		1024	/* RDMA contexts of one command */
 /*
- * Minimum RNR NAK timer of every channel's QP (both CMs): how long an
- * initiator waits to resend a message that found no receive buffer (an
- * SRQ may hold fewer than its channels' credits). 0 is 655.36 ms.
+ * Minimum RNR NAK timer of every channel's QP (both CMs; 0 is 655.36 ms): how long an initiator
+ * waits to resend a message that found no receive buffer (an SRQ may have fewer than credits).
  */
 #define SRPT_MIN_RNR_TIMER	IB_RNR_TIMER_000_16
 /*
- * SRQ buffers beyond srpt_srq_size, posted only for channels with an
- * SRP_CRED_REQ outstanding (srpt_post_cred_spare()); more such channels
- * at once rely on RNR retries.
+ * SRQ buffers beyond srpt_srq_size, posted only for channels with an SRP_CRED_REQ outstanding
+ * (srpt_post_cred_spare()); more such channels at once rely on RNR retries.
  */
 #define SRPT_SRQ_SPARES		8
 
@@ -84,10 +78,9 @@
  * @SRPT_CH_DISCONNECTING: the release work is queued, no new commands
  * @SRPT_CH_DRAINING: nothing posted any more; QP drained, commands finish, resources freed
  *
- * Transitions, made in srpt_life.c only: NEW -> CONNECTING (accepted) or
- * DISCONNECTING (failed, or close requested); CONNECTING -> LIVE (RTU);
- * CONNECTING, LIVE -> DISCONNECTING (srpt_close_ch()); DISCONNECTING ->
- * DRAINING (release work).
+ * Transitions, made in srpt_life.c only: NEW -> CONNECTING (accepted) or DISCONNECTING (failed,
+ * or close requested); CONNECTING -> LIVE (RTU); CONNECTING, LIVE -> DISCONNECTING
+ * (srpt_close_ch()); DISCONNECTING -> DRAINING (release work).
  */
 enum srpt_ch_state {
 	SRPT_CH_NEW,

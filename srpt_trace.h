@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of ib_srpt (tracefs events/ib_srpt/), defined in
- * srpt_stats.c; what each shows and how to enable them:
- * Documentation/admin-guide.rst, Tracepoints. Channels are named by ch->id,
- * the session and connection ID of the ACL's info (`targetcli sessions`).
+ * Tracepoints of ib_srpt (tracefs events/ib_srpt/), defined in srpt_stats.c; what each shows:
+ * Documentation/admin-guide.rst, Tracepoints. Channels are named by ch->id, the session and
+ * connection ID of the ACL's info (`targetcli sessions`).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ib_srpt
