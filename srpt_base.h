@@ -322,8 +322,7 @@ struct srpt_cm_ops {
 	const char *name;
 	int (*create_qp)(struct srpt_rdma_ch *ch, struct ib_qp_init_attr *attr);
 	void (*destroy_qp)(struct srpt_rdma_ch *ch);
-	int (*accept)(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
-		      const void *rsp, u8 len);
+	int (*accept)(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc, const void *rsp, u8 len);
 	void (*reject)(struct srpt_login_ctx *lc, const void *rej, u8 len);
 	void (*comm_est)(struct srpt_rdma_ch *ch);
 	void (*disconnect)(struct srpt_rdma_ch *ch);
@@ -743,15 +742,13 @@ struct srpt_port_counts {
 	u64	credits;
 };
 
-static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat,
-				 u64 n)
+static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat, u64 n)
 {
 	atomic64_add(n, &ch->stats[stat]);
 }
 
 /* Whether two channels belong to one I_T nexus (same port identifiers). */
-static inline bool srpt_same_nexus(const struct srpt_rdma_ch *a,
-				   const struct srpt_rdma_ch *b)
+static inline bool srpt_same_nexus(const struct srpt_rdma_ch *a, const struct srpt_rdma_ch *b)
 {
 	return !memcmp(a->i_port_id, b->i_port_id, sizeof(a->i_port_id)) &&
 	       !memcmp(a->t_port_id, b->t_port_id, sizeof(a->t_port_id));

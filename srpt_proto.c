@@ -33,8 +33,7 @@ static const struct srpt_login_layout srpt_login_ib =
 static const struct srpt_login_layout srpt_login_rdma =
 	SRPT_LOGIN_LAYOUT(srp_login_req_rdma);
 
-static int srpt_parse_login(const u8 *p, size_t len,
-			    const struct srpt_login_layout *l,
+static int srpt_parse_login(const u8 *p, size_t len, const struct srpt_login_layout *l,
 			    struct srpt_login *lg)
 {
 	if (len < l->len || p[l->opcode] != SRP_LOGIN_REQ)
@@ -85,8 +84,7 @@ int srpt_parse_login_rdma(const void *buf, size_t len, struct srpt_login *lg)
  *
  * Return: 0 if acceptable, else the SRP_LOGIN_REJ reason code.
  */
-u32 srpt_check_login(const struct srpt_login *lg,
-		     const struct srpt_login_limits *lim)
+u32 srpt_check_login(const struct srpt_login *lg, const struct srpt_login_limits *lim)
 {
 	if (lg->req_it_iu_len < SRPT_MIN_IU_LEN)
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
@@ -346,8 +344,7 @@ enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
 	default:
 		return SRPT_CMD_BAD_FMT;
 	}
-	if ((err == SRPT_CMD_OK || err == SRPT_CMD_EXT_TABLE) &&
-	    ci->data_len > max_data_len)
+	if ((err == SRPT_CMD_OK || err == SRPT_CMD_EXT_TABLE) && ci->data_len > max_data_len)
 		err = SRPT_CMD_TOO_BIG;
 	return err;
 }
@@ -521,8 +518,7 @@ enum srpt_rsp_outcome srpt_rsp_outcome(const void *iu, u32 len)
 		return SRPT_RSP_ERROR;
 	if (!(rsp->flags & SRP_RSP_FLAG_RSPVALID))
 		return SRPT_RSP_OK;
-	if (len < SRPT_RSP_FIXED_LEN + 4 ||
-	    rsp->data[3] != SRPT_TM_COMPLETE)
+	if (len < SRPT_RSP_FIXED_LEN + 4 || rsp->data[3] != SRPT_TM_COMPLETE)
 		return SRPT_RSP_ERROR;
 	return SRPT_RSP_OK;
 }

@@ -150,8 +150,7 @@ struct srpt_tsk_info {
 
 int srpt_parse_login_ib(const void *buf, size_t len, struct srpt_login *lg);
 int srpt_parse_login_rdma(const void *buf, size_t len, struct srpt_login *lg);
-u32 srpt_check_login(const struct srpt_login *lg,
-		     const struct srpt_login_limits *lim);
+u32 srpt_check_login(const struct srpt_login *lg, const struct srpt_login_limits *lim);
 void srpt_build_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
 			  u32 max_it_iu_len, u32 max_ti_iu_len, u8 flags);
 void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason);

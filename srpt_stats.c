@@ -82,8 +82,7 @@ static int srpt_res_show(struct seq_file *m, void *v)
 	int i;
 
 	for (i = 0; i < SRPT_RES_NR; i++)
-		seq_printf(m, "%s %ld\n", srpt_res_names[i],
-			   atomic_long_read(&srpt_res[i]));
+		seq_printf(m, "%s %ld\n", srpt_res_names[i], atomic_long_read(&srpt_res[i]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_res);
@@ -102,8 +101,7 @@ static int srpt_events_show(struct seq_file *m, void *v)
 	int i;
 
 	for (i = 0; i < SRPT_EV_NR; i++)
-		seq_printf(m, "%s %ld\n", srpt_event_names[i],
-			   atomic_long_read(&srpt_events[i]));
+		seq_printf(m, "%s %ld\n", srpt_event_names[i], atomic_long_read(&srpt_events[i]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_events);
@@ -153,8 +151,7 @@ static const char *const srpt_fault_names[SRPT_FAULT_NR] = {
 };
 
 static char srpt_fault_param[128];
-module_param_string(fault_delay_ms, srpt_fault_param,
-		    sizeof(srpt_fault_param), 0444);
+module_param_string(fault_delay_ms, srpt_fault_param, sizeof(srpt_fault_param), 0444);
 MODULE_PARM_DESC(fault_delay_ms,
 		 "Tests only: <point>=<ms>[,...] delays a step (debugfs ib_srpt/fault_delay_ms); fail_init=<ms> fails module init after that long");
 
@@ -190,8 +187,7 @@ static int srpt_fault_set(void *data, u64 val)
 		static_branch_enable(&srpt_fault_key);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(srpt_fault_fops, srpt_fault_get, srpt_fault_set,
-			 "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(srpt_fault_fops, srpt_fault_get, srpt_fault_set, "%llu\n");
 
 /* fault_delay_ms="<point>=<ms>,...": unknown points are logged, skipped. */
 static void srpt_fault_parse(void)
@@ -206,8 +202,7 @@ static void srpt_fault_parse(void)
 			continue;
 		*eq = '\0';
 		p = match_string(srpt_fault_names, SRPT_FAULT_NR, tok);
-		if (p < 0 || kstrtouint(eq + 1, 0, &ms) ||
-		    srpt_fault_set(&srpt_fault_ms[p], ms))
+		if (p < 0 || kstrtouint(eq + 1, 0, &ms) || srpt_fault_set(&srpt_fault_ms[p], ms))
 			pr_warn("fault_delay_ms: %s=%s ignored\n", tok, eq + 1);
 		*eq = '=';
 	}
@@ -232,10 +227,8 @@ static void srpt_fault_delay_init(struct dentry *dir)
 void srpt_stats_init(void)
 {
 	srpt_dbg_dir = debugfs_create_dir("ib_srpt", NULL);
-	debugfs_create_file("resources", 0444, srpt_dbg_dir, NULL,
-			    &srpt_res_fops);
-	debugfs_create_file("events", 0444, srpt_dbg_dir, NULL,
-			    &srpt_events_fops);
+	debugfs_create_file("resources", 0444, srpt_dbg_dir, NULL, &srpt_res_fops);
+	debugfs_create_file("events", 0444, srpt_dbg_dir, NULL, &srpt_events_fops);
 	srpt_fault_init(srpt_dbg_dir);
 	srpt_fault_delay_init(srpt_dbg_dir);
 }

@@ -68,14 +68,10 @@ TRACE_EVENT(srpt_login,
 			     __field(bool, imm)),
 	    TP_fast_assign(__entry->id = ch->id;
 			   memcpy(__entry->i_port_id, ch->i_port_id, 16);
-			   strscpy(__entry->acl, ch->sess_name,
-				   sizeof(__entry->acl));
-			   strscpy(__entry->tport, ch->stpg->tport->name,
-				   sizeof(__entry->tport));
-			   strscpy(__entry->cm, ch->cm_ops->name,
-				   sizeof(__entry->cm));
-			   strscpy(__entry->peer, ch->peer,
-				   sizeof(__entry->peer));
+			   strscpy(__entry->acl, ch->sess_name, sizeof(__entry->acl));
+			   strscpy(__entry->tport, ch->stpg->tport->name, sizeof(__entry->tport));
+			   strscpy(__entry->cm, ch->cm_ops->name, sizeof(__entry->cm));
+			   strscpy(__entry->peer, ch->peer, sizeof(__entry->peer));
 			   __entry->credits = ch->rq_size;
 			   __entry->max_req = ch->max_req_size;
 			   __entry->max_rsp = ch->max_rsp_size;
@@ -101,10 +97,8 @@ TRACE_EVENT(srpt_login_reject,
 			   memcpy(__entry->t_port_id, lc->lg.t_port_id, 16);
 			   strscpy(__entry->tport, lc->stpg ? lc->stpg->tport->name : "-",
 				   sizeof(__entry->tport));
-			   strscpy(__entry->cm, lc->ops->name,
-				   sizeof(__entry->cm));
-			   strscpy(__entry->peer, lc->peer,
-				   sizeof(__entry->peer));
+			   strscpy(__entry->cm, lc->ops->name, sizeof(__entry->cm));
+			   strscpy(__entry->peer, lc->peer, sizeof(__entry->peer));
 			   __entry->it_iu_len = lc->lg.req_it_iu_len;
 			   __entry->reason = reason;),
 	    TP_printk("initiator 0x%16phN target %s (port ID 0x%16phN) via %s from %s it_iu_len %u: %s",
@@ -114,8 +108,7 @@ TRACE_EVENT(srpt_login_reject,
 );
 
 TRACE_EVENT(srpt_ch_state,
-	    TP_PROTO(const struct srpt_rdma_ch *ch, enum srpt_ch_state old,
-		     enum srpt_ch_state new),
+	    TP_PROTO(const struct srpt_rdma_ch *ch, enum srpt_ch_state old, enum srpt_ch_state new),
 	    TP_ARGS(ch, old, new),
 	    TP_STRUCT__entry(__field(u32, id)
 			     __field(unsigned int, old)
@@ -147,8 +140,7 @@ TRACE_DEFINE_ENUM(SRPT_CMD_SENT);
 		{ SRPT_CMD_SENT,	"SENT" })
 
 TRACE_EVENT(srpt_cmd_state,
-	    TP_PROTO(const struct srpt_cmd *cmd, enum srpt_cmd_state old,
-		     enum srpt_cmd_state new),
+	    TP_PROTO(const struct srpt_cmd *cmd, enum srpt_cmd_state old, enum srpt_cmd_state new),
 	    TP_ARGS(cmd, old, new),
 	    TP_STRUCT__entry(__field(u32, id)
 			     __field(u64, tag)
@@ -226,8 +218,7 @@ TRACE_EVENT(srpt_send_rsp,
 );
 
 TRACE_EVENT(srpt_wr_error,
-	    TP_PROTO(const struct srpt_rdma_ch *ch, const struct ib_wc *wc,
-		     const char *what),
+	    TP_PROTO(const struct srpt_rdma_ch *ch, const struct ib_wc *wc, const char *what),
 	    TP_ARGS(ch, wc, what),
 	    TP_STRUCT__entry(__field(u32, id)
 			     __field(unsigned int, status)
@@ -237,8 +228,7 @@ TRACE_EVENT(srpt_wr_error,
 	    TP_fast_assign(__entry->id = ch->id;
 			   __entry->status = wc->status;
 			   __entry->vendor_err = wc->vendor_err;
-			   strscpy(__entry->what, what,
-				   sizeof(__entry->what));
+			   strscpy(__entry->what, what, sizeof(__entry->what));
 			   strscpy(__entry->msg, ib_wc_status_msg(wc->status),
 				   sizeof(__entry->msg));),
 	    TP_printk("ch %u %s failed: %s (status %u, vendor error %#x)",
