@@ -32,18 +32,13 @@ static bool srpt_all_xdigits(const char *s, size_t n)
  */
 int srpt_parse_port_name(const char *name, u8 *id)
 {
+	size_t skip = strncasecmp(name, "0x", 2) ? 0 : 2;
 	size_t len, i;
 	char hex[32];
 	int n = 0;
 
-	if (!strncasecmp(name, "0x", 2)) {
-		name += 2;
-		len = strlen(name);
-		if ((len != 32 && len != 16) || !srpt_all_xdigits(name, len))
-			return -EINVAL;
-		memcpy(hex, name, len);
-		n = len;
-	} else if (!strchr(name, ':')) {
+	if (skip || !strchr(name, ':')) {
+		name += skip;
 		len = strlen(name);
 		if ((len != 32 && len != 16) || !srpt_all_xdigits(name, len))
 			return -EINVAL;
