@@ -348,9 +348,8 @@ struct srpt_recv_layout {
 };
 
 /*
- * Immediate data offset of SRQ buffers: ib_srp's (SRP_CMD, 16 bytes of
- * additional CDB, 4-byte data descriptor). A channel on the SRQ asking
- * for another gets no immediate data.
+ * Immediate data offset of SRQ buffers: ib_srp's (SRP_CMD, 16 bytes of additional CDB, 4-byte data
+ * descriptor). A channel on the SRQ asking for another gets no immediate data.
  */
 #define SRPT_SRQ_IMM_OFFSET	68
 

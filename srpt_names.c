@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parsers of the names an admin gives in configfs (target ports, node
- * ACLs). Only a name that is wholly one of the forms below is taken: one
- * with anything around a port ID, GUID or address ("192.0.2.1O",
- * "192.0.2.1-old", "192.0.2.1:3260") is refused, not read as that address.
+ * Parsers of the names an admin gives in configfs (target ports, node ACLs). Only a name that is
+ * wholly one of the forms below is taken: one with anything around a port ID, GUID or address
+ * ("192.0.2.1O", "192.0.2.1-old", "192.0.2.1:3260") is refused, not read as that address.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
@@ -66,9 +65,8 @@ int srpt_parse_port_name(const char *name, u8 *id)
 }
 
 /*
- * in6_pton() lets a group have more than four digits if they start with
- * zeros ("0:...:00001"): such a name is not an address anyone writes for
- * one, but likely a mistyped port ID; refuse it.
+ * in6_pton() lets a group have more than four digits if they start with zeros ("0:...:00001"): such
+ * a name is not an address anyone writes for one, but likely a mistyped port ID; refuse it.
  */
 static bool srpt_ipv6_groups_ok(const char *name)
 {
@@ -83,10 +81,9 @@ static bool srpt_ipv6_groups_ok(const char *name)
 }
 
 /*
- * The dotted-quad part of an address (all of an IPv4 name, the part after
- * the last ':' of an IPv6 one): in4_pton() takes "192.0.2.010" as .10 and
- * "192.0.2.0001" as .1, where other tools read octal or refuse; an octet
- * here is 1..3 decimal digits without a leading zero.
+ * The dotted-quad part of an address (all of an IPv4 name, the part after the last ':' of an IPv6
+ * one): in4_pton() takes "192.0.2.010" as .10 and "192.0.2.0001" as .1, where other tools read
+ * octal or refuse; an octet here is 1..3 decimal digits without a leading zero.
  */
 static bool srpt_octets_ok(const char *name)
 {

@@ -257,9 +257,8 @@ static enum srpt_cmd_err srpt_parse_indirect(const u8 *p, u32 room, u8 cnt,
 #define SRPT_VARLEN_CDB		0x7f
 
 /*
- * The CDB length an opcode implies, as the SCSI midlayer and LIO compute
- * it (scsi_command_size()): by group code, or from a variable-length
- * CDB's own length byte. LIO copies that many bytes.
+ * The CDB length an opcode implies, as the SCSI midlayer and LIO compute it (scsi_command_size()):
+ * by group code, or from a variable-length CDB's own length byte. LIO copies that many bytes.
  */
 static u32 srpt_cdb_len_needed(const u8 *cdb)
 {

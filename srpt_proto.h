@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SRP wire format: parsing, validation and construction of information
- * units. Nothing in here knows about verbs, CMs or LIO, so the code can be
- * read, unit-tested and fuzzed on its own.
+ * SRP wire format: parsing, validation and construction of information units. Nothing in here knows
+ * about verbs, CMs or LIO, so the code can be read, unit-tested and fuzzed on its own.
  */
 #ifndef SRPT_PROTO_H
 #define SRPT_PROTO_H

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counters of what the module holds (debugfs ib_srpt/resources, all 0 with
- * no channel left: leak checks) and of rarer paths taken (ib_srpt/events);
- * fail_post_send (a chain posted in part, as a full HCA send queue can),
- * the fault points, the tracepoints of srpt_trace.h. The files:
+ * Counters of what the module holds (debugfs ib_srpt/resources, all 0 with no channel left: leak
+ * checks) and of rarer paths taken (ib_srpt/events); fail_post_send (a chain posted in part, as a
+ * full HCA send queue can), the fault points, the tracepoints of srpt_trace.h. The files:
  * Documentation/ib_srpt.rst, debugfs. Calls nothing else of the module.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -130,10 +129,9 @@ static void srpt_fault_init(struct dentry *dir)
 #endif
 
 /*
- * Fault points (tests): delay a chosen step to hold a race window open.
- * debugfs ib_srpt/fault_delay_ms/<point> in ms, 0 = off (default); the
- * parameter fault_delay_ms="<point>=<ms>[,...]" sets them at load, for
- * module init's steps.
+ * Fault points (tests): delay a chosen step to hold a race window open. debugfs
+ * ib_srpt/fault_delay_ms/<point> in ms, 0 = off (default); the parameter
+ * fault_delay_ms="<point>=<ms>[,...]" sets them at load, for module init's steps.
  */
 DEFINE_STATIC_KEY_FALSE(srpt_fault_key);
 static u32 srpt_fault_ms[SRPT_FAULT_NR];
@@ -247,8 +245,7 @@ struct dentry *srpt_debugfs_dir(void)
 /**
  * srpt_stats_exit() - remove the debugfs files; warn about anything held
  *
- * Called last at module unload, when every channel is gone: a figure
- * other than 0 is a leak.
+ * Called last at module unload, when every channel is gone: a figure other than 0 is a leak.
  */
 void srpt_stats_exit(void)
 {
