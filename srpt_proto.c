@@ -177,46 +177,6 @@ void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
 	rej->buf_fmt = cpu_to_be16(SRPT_BUF_FMTS);
 }
 
-/**
- * srpt_iu_opcode() - opcode of a received IU
- * @iu: received bytes
- * @len: how many
- *
- * Return: the opcode, or 0xff (no SRP opcode) for an empty IU.
- */
-u8 srpt_iu_opcode(const void *iu, u32 len)
-{
-	return len ? *(const u8 *)iu : 0xff;
-}
-
-/**
- * srpt_iu_uses_credit() - whether a received IU took one of the credits
- * @opcode: its opcode (srpt_iu_opcode())
- *
- * Return: true for every initiator request; false for SRP_CRED_RSP and
- * SRP_AER_RSP, answers to the target's requests.
- */
-bool srpt_iu_uses_credit(u8 opcode)
-{
-	return opcode != SRP_CRED_RSP && opcode != SRP_AER_RSP;
-}
-
-/**
- * srpt_iu_tag() - tag of a received IU
- * @iu: received bytes
- * @len: how many
- *
- * Return: the raw tag, or 0 if the IU is too short to have one.
- */
-u64 srpt_iu_tag(const void *iu, u32 len)
-{
-	u64 tag = 0;
-
-	if (len >= 16)
-		memcpy(&tag, (const u8 *)iu + 8, sizeof(tag));
-	return tag;
-}
-
 static enum srpt_cmd_err srpt_parse_indirect(const u8 *p, u32 room, u8 cnt,
 					     struct srpt_cmd_info *ci)
 {

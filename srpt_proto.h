@@ -6,6 +6,7 @@
 #ifndef SRPT_PROTO_H
 #define SRPT_PROTO_H
 
+#include <linux/string.h>
 #include <linux/types.h>
 #include <scsi/srp.h>
 
@@ -157,9 +158,28 @@ void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason);
 int srpt_rej_index(u32 reason);
 const char *srpt_rej_words(u32 reason);
 
-u8 srpt_iu_opcode(const void *iu, u32 len);
-bool srpt_iu_uses_credit(u8 opcode);
-u64 srpt_iu_tag(const void *iu, u32 len);
+/* Opcode of a received IU of @len bytes, or 0xff (no SRP opcode) for an empty one. */
+static inline u8 srpt_iu_opcode(const void *iu, u32 len)
+{
+	return len ? *(const u8 *)iu : 0xff;
+}
+
+/* Whether a received IU took a credit: all but SRP_CRED_RSP and SRP_AER_RSP (answers). */
+static inline bool srpt_iu_uses_credit(u8 opcode)
+{
+	return opcode != SRP_CRED_RSP && opcode != SRP_AER_RSP;
+}
+
+/* Raw tag of a received IU, or 0 if it is too short to have one. */
+static inline u64 srpt_iu_tag(const void *iu, u32 len)
+{
+	u64 tag = 0;
+
+	if (len >= 16)
+		memcpy(&tag, (const u8 *)iu + 8, sizeof(tag));
+	return tag;
+}
+
 enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
 				 u32 max_data_len, struct srpt_cmd_info *ci);
 enum srpt_cmd_err srpt_parse_table(struct srpt_cmd_info *ci, const u8 *table);
