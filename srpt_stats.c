@@ -254,7 +254,6 @@ void srpt_stats_exit(void)
 	debugfs_remove_recursive(srpt_dbg_dir);
 	for (i = 0; i < SRPT_RES_NR; i++)
 		if (atomic_long_read(&srpt_res[i]))
-			pr_err("unload: %ld %s still held\n",
-			       atomic_long_read(&srpt_res[i]),
+			pr_err("unload: %ld %s still held\n", atomic_long_read(&srpt_res[i]),
 			       srpt_res_names[i]);
 }

@@ -109,8 +109,7 @@ TRACE_EVENT(srpt_ch_state,
 	    TP_fast_assign(__entry->id = ch->id;
 			   __entry->old = old;
 			   __entry->new = new;),
-	    TP_printk("ch %u %s -> %s", __entry->id,
-		      srpt_show_ch_state(__entry->old),
+	    TP_printk("ch %u %s -> %s", __entry->id, srpt_show_ch_state(__entry->old),
 		      srpt_show_ch_state(__entry->new))
 );
 
@@ -203,8 +202,7 @@ TRACE_EVENT(srpt_send_rsp,
 				((const struct srp_rsp *)rsp)->status : 0;
 			   __entry->len = len;
 			   __entry->with_data = with_data;),
-	    TP_printk("ch %u tag %#llx %s status 0x%02x, %u bytes%s",
-		      __entry->id, __entry->tag,
+	    TP_printk("ch %u tag %#llx %s status 0x%02x, %u bytes%s", __entry->id, __entry->tag,
 		      srpt_show_iu(__entry->iu),
 		      __entry->status, __entry->len,
 		      __entry->with_data ? ", after data-in" : "")
