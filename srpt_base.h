@@ -32,8 +32,7 @@
 #define SRPT_DEF_SQ_SIZE	4096
 #define SRPT_MIN_SQ_SIZE	4
 #define SRPT_MAX_SQ_SIZE	65535
-/* Send queue slots a channel has at least, whatever srp_sq_size says. */
-#define SRPT_MIN_SEND_WRS	64
+#define SRPT_MIN_SEND_WRS	64	/* SQ slots of a channel, whatever srp_sq_size says */
 /* srp_credits: receive buffers, and so credits, per channel. */
 #define SRPT_DEF_CREDITS	256
 #define SRPT_MIN_CREDITS	16
@@ -52,44 +51,36 @@
 #define SRPT_MIN_RDMA_SIZE	SZ_64K
 #define SRPT_MAX_RDMA_SIZE	SZ_16M
 /*
- * Bytes of one RDMA context: 256 pages, the most one rdma_rw MR covers
- * (without MRs rdma_rw splits by SGE limit). Tests lower it (debugfs
- * rw_size, a page at least) for more contexts and WRs per byte.
+ * Bytes of one RDMA context: 256 pages, the most one rdma_rw MR covers (without MRs rdma_rw
+ * splits by SGE limit). Tests lower it (debugfs rw_size, >= a page) for more contexts per byte.
  */
 #define SRPT_RW_SIZE		SZ_1M
-/* RDMA contexts of a channel: the largest command twice over. */
-#define SRPT_MIN_RW_CTXS	(2 * SRPT_MAX_DATA_LEN / SRPT_RW_SIZE)
+#define SRPT_MIN_RW_CTXS	(2 * SRPT_MAX_DATA_LEN / SRPT_RW_SIZE)	/* of a channel */
 #define SRPT_MAX_DATA_LEN	SZ_64M	/* of one SCSI command */
-/* RDMA contexts kept in a command; more are allocated on demand. */
-#define SRPT_INLINE_RW		2
+#define SRPT_INLINE_RW		2	/* RDMA contexts in a command; more allocated */
 #define SRPT_MAX_RW		1024	/* RDMA contexts of one command */
 /*
- * Minimum RNR NAK timer of every channel's QP (both CMs): how long an
- * initiator waits to resend a message that found no receive buffer (an
- * SRQ may hold fewer than its channels' credits). 0 is 655.36 ms.
+ * Minimum RNR NAK timer of every channel's QP (both CMs; 0 is 655.36 ms): how long an initiator
+ * waits to resend a message that found no receive buffer (an SRQ may have fewer than credits).
  */
 #define SRPT_MIN_RNR_TIMER	IB_RNR_TIMER_000_16
 /*
- * SRQ buffers beyond srpt_srq_size, posted only for channels with an
- * SRP_CRED_REQ outstanding (srpt_post_cred_spare()); more such channels
- * at once rely on RNR retries.
+ * SRQ buffers beyond srpt_srq_size, posted only for channels with an SRP_CRED_REQ outstanding
+ * (srpt_post_cred_spare()); more such channels at once rely on RNR retries.
  */
 #define SRPT_SRQ_SPARES		8
 
 /**
  * enum srpt_ch_state - life of an RDMA channel, only ever moving forward
  * @SRPT_CH_NEW: the login sets the channel up; a close is only recorded
- * @SRPT_CH_CONNECTING: login accepted, waiting for RTU / ESTABLISHED;
- *	IUs that arrive are parked
+ * @SRPT_CH_CONNECTING: login accepted, waiting for RTU / ESTABLISHED; IUs that arrive are parked
  * @SRPT_CH_LIVE: commands are executed
  * @SRPT_CH_DISCONNECTING: the release work is queued, no new commands
- * @SRPT_CH_DRAINING: nothing is posted any more, the QP is (being)
- *	drained, then commands finish and resources are freed
+ * @SRPT_CH_DRAINING: nothing posted any more; QP drained, commands finish, resources freed
  *
- * Transitions, made in srpt_life.c only: NEW -> CONNECTING (accepted) or
- * DISCONNECTING (failed, or close requested); CONNECTING -> LIVE (RTU);
- * CONNECTING, LIVE -> DISCONNECTING (srpt_close_ch()); DISCONNECTING ->
- * DRAINING (release work).
+ * Transitions, made in srpt_life.c only: NEW -> CONNECTING (accepted) or DISCONNECTING (failed,
+ * or close requested); CONNECTING -> LIVE (RTU); CONNECTING, LIVE -> DISCONNECTING
+ * (srpt_close_ch()); DISCONNECTING -> DRAINING (release work).
  */
 enum srpt_ch_state {
 	SRPT_CH_NEW,
@@ -117,16 +108,12 @@ struct srpt_port {
  * struct srpt_device - per RDMA device state
  * @ib_dev: the device
  * @pd: protection domain of all channels on this device
- * @ioc_guid: IOC GUID and id_ext this device answers to (big endian),
- *	also its IB CM service ID
+ * @ioc_guid: IOC GUID and id_ext this device answers to (big endian), also its IB CM service ID
  * @cm_id: IB CM listener, or NULL
  * @event_handler: port events
- * @entry: in the device list of logins (srpt_login.c); off it once
- *	removal has started
- * @removing: removal has started: releases no longer wait for a port of
- *	it to come back (srpt_ch.c)
- * @srq: SRQ of the use_srq=1 channels, from the first such login until
- *	the last is released (srpt_ch.c), or NULL
+ * @entry: in the device list of logins (srpt_login.c); off it once removal has started
+ * @removing: removal has started: releases no longer wait for a port of it to come back (srpt_ch.c)
+ * @srq: SRQ of use_srq=1 channels, from the first such login to the last release, or NULL
  * @port_cnt: number of entries in @port
  * @port: per port state
  */
@@ -147,11 +134,9 @@ struct srpt_device {
  * struct srpt_tpg_attrib - TPG tunables (configfs attrib/)
  * @max_rdma_size: srp_max_rdma_size (SRPT_DEF_RDMA_SIZE)
  * @max_rsp_size: largest IU sent to the initiator (MAX_TI_IU_LEN)
- * @sq_size: most send queue work requests per channel (responses and
- *	RDMA), at least SRPT_MIN_SEND_WRS; fewer if the credits need fewer
+ * @sq_size: most send queue WRs per channel, >= SRPT_MIN_SEND_WRS; fewer if credits need fewer
  * @credits: receive buffers, and so credits, per channel
- * @use_srq: new channels receive through the device's SRQ, not @credits
- *	buffers each
+ * @use_srq: new channels receive through the device's SRQ, not @credits buffers each
  * @max_channels: most channels of the target port, 0 for no limit
  * @max_nexus_channels: most channels of one I_T nexus, 0 for no limit
  */
@@ -166,18 +151,14 @@ struct srpt_tpg_attrib {
 };
 
 /**
- * enum srpt_stat - counters of a channel (debugfs ib_srpt/channels), added
- *	to its target port's (srpt_port_stats) at release
+ * enum srpt_stat - channel counters (debugfs ib_srpt/channels), added to the tport's at release
  * @SRPT_STAT_CMDS: SRP_CMDs received
  * @SRPT_STAT_TMFS: SRP_TSK_MGMTs received
  * @SRPT_STAT_BYTES_IN: data-out bytes received (RDMA READ, immediate data)
  * @SRPT_STAT_BYTES_OUT: data-in bytes sent (RDMA WRITE, then the response)
- * @SRPT_STAT_ERRORS: responses other than GOOD status or a completed TMF
- *	(CHECK CONDITION, BUSY, ..., refused requests, SRP_T_LOGOUT)
- * @SRPT_STAT_ABORTS: commands aborted (LIO gave them up without a
- *	response, or answered them with TASK ABORTED)
- * @SRPT_STAT_SQ_WAITS: RDMA transfers and responses that had to wait for
- *	send queue slots or RDMA contexts
+ * @SRPT_STAT_ERRORS: responses other than GOOD or a completed TMF (refusals, SRP_T_LOGOUT too)
+ * @SRPT_STAT_ABORTS: commands LIO gave up without a response or answered TASK ABORTED
+ * @SRPT_STAT_SQ_WAITS: RDMA transfers and responses that waited for SQ slots or RDMA contexts
  * @SRPT_STAT_WR_ERRORS: work requests that failed (flushes not counted)
  * @SRPT_STAT_NR: number of counters
  */
@@ -289,8 +270,7 @@ struct srpt_cm_ops;
  * @ib_dev: RDMA device the request came in on
  * @port_num: its port
  * @sport: our port state, once the device was found
- * @tport: the target port named by the receiving port's GID, once found;
- *	once @stpg is chosen, its port
+ * @tport: target port named by the receiving port's GID; once @stpg is chosen, its port
  * @stpg: the TPG that admits the initiator, once chosen
  * @gid: GID 0 of the receiving port
  * @acl_name: the name of the node ACL that admits the initiator
@@ -336,15 +316,13 @@ struct srpt_login_ctx {
  * @reject: send the login rejection @rej of @len bytes
  * @comm_est: the QP saw traffic before the CM saw the RTU; atomic context
  * @disconnect: send a DREQ; may sleep
- * @destroy: destroy the QP (if any) and the CM id; never called from a
- *	CM callback of the id
+ * @destroy: destroy the QP (if any) and the CM id; never called from a CM callback of the id
  */
 struct srpt_cm_ops {
 	const char *name;
 	int (*create_qp)(struct srpt_rdma_ch *ch, struct ib_qp_init_attr *attr);
 	void (*destroy_qp)(struct srpt_rdma_ch *ch);
-	int (*accept)(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc,
-		      const void *rsp, u8 len);
+	int (*accept)(struct srpt_rdma_ch *ch, struct srpt_login_ctx *lc, const void *rsp, u8 len);
 	void (*reject)(struct srpt_login_ctx *lc, const void *rej, u8 len);
 	void (*comm_est)(struct srpt_rdma_ch *ch);
 	void (*disconnect)(struct srpt_rdma_ch *ch);
@@ -370,9 +348,8 @@ struct srpt_recv_layout {
 };
 
 /*
- * Immediate data offset of SRQ buffers: ib_srp's (SRP_CMD, 16 bytes of
- * additional CDB, 4-byte data descriptor). A channel on the SRQ asking
- * for another gets no immediate data.
+ * Immediate data offset of SRQ buffers: ib_srp's (SRP_CMD, 16 bytes of additional CDB, 4-byte data
+ * descriptor). A channel on the SRQ asking for another gets no immediate data.
  */
 #define SRPT_SRQ_IMM_OFFSET	68
 
@@ -386,10 +363,8 @@ struct srpt_recv_iu;
  * @size: receive buffers, all posted unless a channel holds them
  * @n_bufs: @size plus up to SRPT_SRQ_SPARES spares (as the device allows)
  * @lock: protects @spares and @retire (srpt_buf.c takes it, nothing else)
- * @spares: buffers not posted, for the SRP_CRED_RSPs of channels with an
- *	SRP_CRED_REQ outstanding (srpt_srq_take_spare())
- * @retire: spares left posted by channels gone before their SRP_CRED_RSP:
- *	that many reposts go to @spares instead
+ * @spares: unposted buffers for SRP_CRED_RSPs of outstanding SRP_CRED_REQs
+ * @retire: spares left posted by channels gone before their SRP_CRED_RSP: reposts owed to @spares
  * @layout: the buffers' layout (srp_max_req_size, SRPT_SRQ_IMM_OFFSET)
  * @recv: the buffers
  * @imm_sgs: their scatterlists for immediate data
@@ -435,8 +410,7 @@ struct srpt_recv_iu {
 /**
  * struct srpt_rw - one RDMA context of a command, and a piece of its buffer
  * @rw: rdma_rw context
- * @sg: the bytes @rw moves: entries of the data buffer, or of a table of
- *	its own (@own_sg) where they start or end inside a page
+ * @sg: what @rw moves: data buffer entries, or its own table (@own_sg) if mid-page
  * @nents: entries in @sg
  * @va: remote address
  * @rkey: remote key
@@ -444,9 +418,8 @@ struct srpt_recv_iu {
  * @cnt: entries of @sg mapped by @rw
  * @active: @rw is initialised
  * @own_sg: @sg is allocated for this context
- * @buf: piece of LIO's data buffer (target_alloc_sgl()), rw_size bytes in
- *	whole pages, chained; only the first of cmd->rw carry one, not in
- *	context order (srpt_alloc_buf())
+ * @buf: rw_size bytes of LIO's data buffer in whole pages, chained; only the first of
+ *	cmd->rw carry one, not in context order (srpt_alloc_buf())
  * @buf_nents: entries in @buf
  * @buf_len: bytes in @buf
  */
@@ -468,14 +441,12 @@ struct srpt_rw {
 /**
  * enum srpt_cmd_state - life of a command of a channel's pool
  * @SRPT_CMD_FREE: in the pool (ch->free_cmds)
- * @SRPT_CMD_RECEIVED: holds a received IU that is being handled (parsed,
- *	refused, a task set function at work), not LIO's
+ * @SRPT_CMD_RECEIVED: holds a received IU being handled here (parsed, refused, TMF), not by LIO
  * @SRPT_CMD_TABLE: RDMA READ of its indirect table queued or posted
  * @SRPT_CMD_IN_LIO: LIO executes it (a SCSI command or a TMF)
  * @SRPT_CMD_DATA_OUT: RDMA READ of its data-out queued or posted; LIO waits
  * @SRPT_CMD_RSP: its response (after RDMA WRITEs of data-in) queued or posted
- * @SRPT_CMD_SENT: its response was sent or will never be; LIO (if it has
- *	the command) has yet to release it
+ * @SRPT_CMD_SENT: response sent or never will be; LIO (if it has it) has yet to release it
  * @SRPT_CMD_NR: number of states
  *
  * Changed only by srpt_cmd_set_state() (srpt_sq.c), which checks it;
@@ -525,15 +496,12 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @rsp_with_data: the response follows RDMA WRITEs of data-in
  * @lio: @se_cmd was initialised with LIO
  * @close_after: close the channel once the response went (SRP_T_LOGOUT)
- * @sub_tmr: an ABORT TASK of an ABORT or CLEAR TASK SET (srpt_cmd.c), not
- *	from the pool: its release counts down @sub_set instead
+ * @sub_tmr: ABORT TASK of an ABORT/CLEAR TASK SET, not pooled: its release counts down @sub_set
  * @sub_set: see @sub_tmr
- * @clear_tas: a CLEAR TASK SET of another I_T nexus, on a LU with TAS,
- *	aborts it: answered TASK ABORTED if LIO does (ch->lock: srpt_ch_tasks())
+ * @clear_tas: another nexus's CLEAR TASK SET on a TAS LU aborts it: TASK ABORTED (ch->lock)
  * @tas_rsp: LIO aborted it with @clear_tas set (srpt_aborted_task())
  * @logout: the IU is the target's SRP_T_LOGOUT (srpt_ch_send_logout())
- * @in_order: the response waits in ch->sq_wait, behind every response
- *	queued before it (a TMF's: srpt_ch_wait_answered())
+ * @in_order: response waits in ch->sq_wait behind earlier ones (TMF: srpt_ch_wait_answered())
  * @state: see enum srpt_cmd_state
  * @sq_waited: this wait was counted in SRPT_STAT_SQ_WAITS (under ch->lock)
  * @table: indirect descriptor table fetched from the initiator, or NULL
@@ -636,51 +604,39 @@ struct srpt_task {
  * @sess_closed: close_session() is done (srpt_wait_close_session())
  * @layout: layout of the receive buffers (the SRQ's, with @srq)
  * @recv: receive buffers (@rq_size + 1 of them: see @spare), NULL with @srq
- * @spare: the receive buffer not posted (without @srq), or NULL while it is
- *	posted for the SRP_CRED_RSP of an outstanding SRP_CRED_REQ (under @lock)
- * @cred_spare: a spare receive buffer was posted (or, on an SRQ, left
- *	posted) for the outstanding SRP_CRED_REQ (under @lock)
+ * @spare: unposted receive buffer (no @srq); NULL while posted for an SRP_CRED_RSP (@lock)
+ * @cred_spare: a spare buffer is posted (SRQ: left posted) for the SRP_CRED_REQ (@lock)
  * @imm_sgs: the scatterlists of all receive buffers
- * @cmd_chunks: the command pool (struct srpt_cmd_chunk); grows, under
- *	@lock, up to @max_cmds, and shrinks only when the channel is freed
+ * @cmd_chunks: command pool (srpt_cmd_chunk); grows under @lock to @max_cmds, never shrinks
  * @n_cmds: commands in @cmd_chunks
  * @max_cmds: most commands the pool grows to
  * @dispatch_work: grows an exhausted pool, dispatches waiting IUs (srpt_recv.c)
- * @dispatch_queued: @dispatch_work is queued or running, with a reference
- *	(under @lock)
- * @grow_wanted: IUs found the pool empty: @dispatch_work grows it (under
- *	@lock)
+ * @dispatch_queued: @dispatch_work is queued or running, with a reference (under @lock)
+ * @grow_wanted: IUs found the pool empty: @dispatch_work grows it (under @lock)
  * @free_cmds: unused commands of the pool
  * @cmds_busy: commands not in @free_cmds (under @lock)
  * @cred_req_out: an SRP_CRED_REQ is unanswered (under @lock)
  * @cred_req_tag: the tag of the current or next SRP_CRED_REQ (under @lock)
- * @ref: references (srpt_ch_get()): the release's own, every command out
- *	of the pool, every context working on the channel (a dispatch, the
- *	dispatch work, a send queue kick), every task set function's pin;
- *	the release removes @sess and frees the channel only when all are
- *	gone (srpt_ch_put_wait())
+ * @ref: references (srpt_ch_get()): the release's, each command out of the pool, each
+ *	context on the channel (dispatch, dispatch work, SQ kick), each task set pin; the
+ *	release removes @sess and frees the channel when all are gone (srpt_ch_put_wait())
  * @iu_wait: received IUs not yet dispatched, in arrival order
- * @sq_wait: commands waiting for send queue slots or RDMA contexts
- *	(data-out READs, responses with data-in), in start order
- * @rsp_wait: responses without data waiting for a send queue slot, in
- *	order, started before @sq_wait (each returns a credit; a small send
- *	queue would hold them behind every queued RDMA READ)
- * @post_failed: commands whose chain was posted in part: failed only once
- *	the drain flushed it (srpt_post_send(); under @post_lock)
+ * @sq_wait: commands waiting for SQ slots or RDMA contexts (READs, data-in), in start order
+ * @rsp_wait: responses without data waiting for an SQ slot, in order, started before
+ *	@sq_wait (each returns a credit; a small SQ would hold them behind every RDMA READ)
+ * @post_failed: commands whose chain was posted in part, failed once drained (@post_lock)
  * @sq_kicking: one context is starting the commands of @sq_wait
  * @sq_kick_again: resources came back while @sq_kicking; look again
  * @sq_wr_avail: free send queue slots
  * @sq_wr_total: send queue slots in all
  * @rw_active: RDMA contexts initialised (holding MRs, on iWARP)
  * @req_lim_delta: credits to return with the next response
- * @req_lim: credits the initiator holds: those granted at login and
- *	returned since, less the requests received
+ * @req_lim: credits the initiator holds: granted and returned, less requests received
  * @stats: SRPT_STAT_* counters (srpt_ch_count())
  * @i_port_id: initiator port identifier
  * @t_port_id: target port identifier
  * @sess_name: the ACL name the session was set up with
- * @id: number of the channel, unique since the module was loaded (the
- *	session and connection IDs of the ACL's info attribute)
+ * @id: unique since module load (session and connection ID of the ACL's info attribute)
  * @peer: the initiator's address (struct srpt_login_ctx)
  * @sess: LIO session
  * @entry: in srpt_ch_list
@@ -785,16 +741,13 @@ struct srpt_port_counts {
 	u64	credits;
 };
 
-/* Add @n to counter @stat of @ch. */
-static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat,
-				 u64 n)
+static inline void srpt_ch_count(struct srpt_rdma_ch *ch, enum srpt_stat stat, u64 n)
 {
 	atomic64_add(n, &ch->stats[stat]);
 }
 
 /* Whether two channels belong to one I_T nexus (same port identifiers). */
-static inline bool srpt_same_nexus(const struct srpt_rdma_ch *a,
-				   const struct srpt_rdma_ch *b)
+static inline bool srpt_same_nexus(const struct srpt_rdma_ch *a, const struct srpt_rdma_ch *b)
 {
 	return !memcmp(a->i_port_id, b->i_port_id, sizeof(a->i_port_id)) &&
 	       !memcmp(a->t_port_id, b->t_port_id, sizeof(a->t_port_id));

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parsers of the names an admin gives in configfs (target ports, node
- * ACLs). Only a name that is wholly one of the forms below is taken: one
- * with anything around a port ID, GUID or address ("192.0.2.1O",
- * "192.0.2.1-old", "192.0.2.1:3260") is refused, not read as that address.
+ * Parsers of the names an admin gives in configfs (target ports, node ACLs). Only a name that is
+ * wholly one of the forms below is taken: one with anything around a port ID, GUID or address
+ * ("192.0.2.1O", "192.0.2.1-old", "192.0.2.1:3260") is refused, not read as that address.
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
@@ -24,27 +23,21 @@ static bool srpt_all_xdigits(const char *s, size_t n)
 
 /**
  * srpt_parse_port_name() - parse the name of a port: a GID or a GUID
- * @name: [0x]<32 hex digits> or eight colon-separated groups of four (a
- *	GID or initiator port ID), [0x]<16 hex digits> or four groups of four
- *	(a GUID); hex digits in either case, nothing before or after
+ * @name: [0x]<32 hex digits> or eight colon-separated groups of four (GID or port ID),
+ *	[0x]<16 hex digits> or four groups of four (GUID); either case, nothing around
  * @id: 16 or 8 bytes, filled in
  *
  * Return: the number of bytes (16 or 8), or -EINVAL.
  */
 int srpt_parse_port_name(const char *name, u8 *id)
 {
+	size_t skip = strncasecmp(name, "0x", 2) ? 0 : 2;
 	size_t len, i;
 	char hex[32];
 	int n = 0;
 
-	if (!strncasecmp(name, "0x", 2)) {
-		name += 2;
-		len = strlen(name);
-		if ((len != 32 && len != 16) || !srpt_all_xdigits(name, len))
-			return -EINVAL;
-		memcpy(hex, name, len);
-		n = len;
-	} else if (!strchr(name, ':')) {
+	if (skip || !strchr(name, ':')) {
+		name += skip;
 		len = strlen(name);
 		if ((len != 32 && len != 16) || !srpt_all_xdigits(name, len))
 			return -EINVAL;
@@ -72,9 +65,8 @@ int srpt_parse_port_name(const char *name, u8 *id)
 }
 
 /*
- * in6_pton() lets a group have more than four digits if they start with
- * zeros ("0:...:00001"): such a name is not an address anyone writes for
- * one, but likely a mistyped port ID; refuse it.
+ * in6_pton() lets a group have more than four digits if they start with zeros ("0:...:00001"): such
+ * a name is not an address anyone writes for one, but likely a mistyped port ID; refuse it.
  */
 static bool srpt_ipv6_groups_ok(const char *name)
 {
@@ -89,10 +81,9 @@ static bool srpt_ipv6_groups_ok(const char *name)
 }
 
 /*
- * The dotted-quad part of an address (all of an IPv4 name, the part after
- * the last ':' of an IPv6 one): in4_pton() takes "192.0.2.010" as .10 and
- * "192.0.2.0001" as .1, where other tools read octal or refuse; an octet
- * here is 1..3 decimal digits without a leading zero.
+ * The dotted-quad part of an address (all of an IPv4 name, the part after the last ':' of an IPv6
+ * one): in4_pton() takes "192.0.2.010" as .10 and "192.0.2.0001" as .1, where other tools read
+ * octal or refuse; an octet here is 1..3 decimal digits without a leading zero.
  */
 static bool srpt_octets_ok(const char *name)
 {
@@ -147,8 +138,7 @@ static bool srpt_parse_ipv6(const char *name, u8 *ip)
  * @name: an initiator port ID or port GUID (srpt_parse_port_name()), or an
  *	IP address (IPv4; IPv6 compressed or expanded); the whole name,
  *	shorter than %SRPT_ACL_NAME_MAX
- * @id: filled in; a name of eight groups of four is both a port ID and an
- *	IPv6 address
+ * @id: filled in; a name of eight groups of four is both a port ID and an IPv6 address
  *
  * Return: 0, or -EINVAL if @name is none of these.
  */

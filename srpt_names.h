@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Names an admin gives in configfs: target ports (WWNs) and node ACLs.
- * Kept free of kernel-only headers beyond <linux/types.h> so that
- * tests/unit compiles srpt_names.c in user space.
+ * Names an admin gives in configfs: target ports (WWNs) and node ACLs. Kept free of kernel-only
+ * headers beyond <linux/types.h> so that tests/unit compiles srpt_names.c in user space.
  */
 #ifndef SRPT_NAMES_H
 #define SRPT_NAMES_H
@@ -10,9 +9,8 @@
 #include <linux/types.h>
 
 /*
- * An ACL name of this many characters or more is refused: sessions are
- * named after their ACL in a buffer of this size (srpt_rdma_ch.sess_name).
- * No name any parser below takes comes near it.
+ * An ACL name of this many characters or more is refused: sessions are named after their ACL in a
+ * buffer of this size (srpt_rdma_ch.sess_name). No name any parser below takes comes near it.
  */
 #define SRPT_ACL_NAME_MAX	64
 

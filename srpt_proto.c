@@ -33,8 +33,7 @@ static const struct srpt_login_layout srpt_login_ib =
 static const struct srpt_login_layout srpt_login_rdma =
 	SRPT_LOGIN_LAYOUT(srp_login_req_rdma);
 
-static int srpt_parse_login(const u8 *p, size_t len,
-			    const struct srpt_login_layout *l,
+static int srpt_parse_login(const u8 *p, size_t len, const struct srpt_login_layout *l,
 			    struct srpt_login *lg)
 {
 	if (len < l->len || p[l->opcode] != SRP_LOGIN_REQ)
@@ -85,8 +84,7 @@ int srpt_parse_login_rdma(const void *buf, size_t len, struct srpt_login *lg)
  *
  * Return: 0 if acceptable, else the SRP_LOGIN_REJ reason code.
  */
-u32 srpt_check_login(const struct srpt_login *lg,
-		     const struct srpt_login_limits *lim)
+u32 srpt_check_login(const struct srpt_login *lg, const struct srpt_login_limits *lim)
 {
 	if (lg->req_it_iu_len < SRPT_MIN_IU_LEN)
 		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
@@ -179,46 +177,6 @@ void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason)
 	rej->buf_fmt = cpu_to_be16(SRPT_BUF_FMTS);
 }
 
-/**
- * srpt_iu_opcode() - opcode of a received IU
- * @iu: received bytes
- * @len: how many
- *
- * Return: the opcode, or 0xff (no SRP opcode) for an empty IU.
- */
-u8 srpt_iu_opcode(const void *iu, u32 len)
-{
-	return len ? *(const u8 *)iu : 0xff;
-}
-
-/**
- * srpt_iu_uses_credit() - whether a received IU took one of the credits
- * @opcode: its opcode (srpt_iu_opcode())
- *
- * Return: true for every initiator request; false for SRP_CRED_RSP and
- * SRP_AER_RSP, answers to the target's requests.
- */
-bool srpt_iu_uses_credit(u8 opcode)
-{
-	return opcode != SRP_CRED_RSP && opcode != SRP_AER_RSP;
-}
-
-/**
- * srpt_iu_tag() - tag of a received IU
- * @iu: received bytes
- * @len: how many
- *
- * Return: the raw tag, or 0 if the IU is too short to have one.
- */
-u64 srpt_iu_tag(const void *iu, u32 len)
-{
-	u64 tag = 0;
-
-	if (len >= 16)
-		memcpy(&tag, (const u8 *)iu + 8, sizeof(tag));
-	return tag;
-}
-
 static enum srpt_cmd_err srpt_parse_indirect(const u8 *p, u32 room, u8 cnt,
 					     struct srpt_cmd_info *ci)
 {
@@ -259,9 +217,8 @@ static enum srpt_cmd_err srpt_parse_indirect(const u8 *p, u32 room, u8 cnt,
 #define SRPT_VARLEN_CDB		0x7f
 
 /*
- * The CDB length an opcode implies, as the SCSI midlayer and LIO compute
- * it (scsi_command_size()): by group code, or from a variable-length
- * CDB's own length byte. LIO copies that many bytes.
+ * The CDB length an opcode implies, as the SCSI midlayer and LIO compute it (scsi_command_size()):
+ * by group code, or from a variable-length CDB's own length byte. LIO copies that many bytes.
  */
 static u32 srpt_cdb_len_needed(const u8 *cdb)
 {
@@ -346,8 +303,7 @@ enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
 	default:
 		return SRPT_CMD_BAD_FMT;
 	}
-	if ((err == SRPT_CMD_OK || err == SRPT_CMD_EXT_TABLE) &&
-	    ci->data_len > max_data_len)
+	if ((err == SRPT_CMD_OK || err == SRPT_CMD_EXT_TABLE) && ci->data_len > max_data_len)
 		err = SRPT_CMD_TOO_BIG;
 	return err;
 }
@@ -357,10 +313,8 @@ enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
  * @ci: command that srpt_parse_cmd() returned SRPT_CMD_EXT_TABLE for
  * @table: the ci->table.len bytes read from the initiator
  *
- * The descriptors in the IU must be the first ones of the table, and the
- * whole table must add up to the command's data length. On success the
- * command's descriptors are the table's: @table must stay as long as they
- * are read through srpt_cmd_desc().
+ * The IU's descriptors must start the table, which must add up to the data length.
+ * On success @ci's descriptors are @table's: keep it while srpt_cmd_desc() reads them.
  *
  * Return: SRPT_CMD_OK, or SRPT_CMD_BAD_IU if the table disagrees.
  */
@@ -387,9 +341,8 @@ enum srpt_cmd_err srpt_parse_table(struct srpt_cmd_info *ci, const u8 *table)
  * @ci: parsed command
  * @i: index, below ci->n_desc
  *
- * Descriptors are only 4-byte aligned in the IU (at 48 + additional CDB
- * length, or 20 + 16 * i into an indirect one), below struct
- * srp_direct_buf's alignment: read as bytes, never through its pointer.
+ * Descriptors are only 4-byte aligned in the IU (at 48 + additional CDB length, or
+ * 20 + 16 * i into an indirect one): read as bytes, never through a srp_direct_buf *.
  *
  * Return: the descriptor in host order.
  */
@@ -493,16 +446,13 @@ bool srpt_iu_set_req_lim_delta(void *iu, u32 delta)
 }
 
 /**
- * srpt_rsp_outcome() - what an IU built here tells the initiator
- * @iu: an IU built by srpt_build_rsp(), srpt_build_tm_rsp(),
- *	srpt_build_t_logout() or srpt_build_cred_req()
+ * srpt_rsp_outcome() - what an IU built here (srpt_build_*()) tells the initiator
+ * @iu: the IU
  * @len: its length
  *
- * Return: SRPT_RSP_OK for an SRP_RSP with GOOD status and, if it has
- * response data, the code FUNCTION COMPLETE, for an SRP_CRED_REQ and for
- * an SRP_T_LOGOUT the target decided on (reasons 0, 1 and 4);
- * SRPT_RSP_ABORTED for TASK ABORTED; SRPT_RSP_ERROR for anything else
- * (other status, a TMF that failed, a logout for an IU it could not take).
+ * Return: SRPT_RSP_OK for an SRP_RSP with GOOD status (and FUNCTION COMPLETE if it has
+ * response data), an SRP_CRED_REQ, an SRP_T_LOGOUT the target decided on (reasons 0, 1,
+ * 4); SRPT_RSP_ABORTED for TASK ABORTED; SRPT_RSP_ERROR for anything else.
  */
 enum srpt_rsp_outcome srpt_rsp_outcome(const void *iu, u32 len)
 {
@@ -527,8 +477,7 @@ enum srpt_rsp_outcome srpt_rsp_outcome(const void *iu, u32 len)
 		return SRPT_RSP_ERROR;
 	if (!(rsp->flags & SRP_RSP_FLAG_RSPVALID))
 		return SRPT_RSP_OK;
-	if (len < SRPT_RSP_FIXED_LEN + 4 ||
-	    rsp->data[3] != SRPT_TM_COMPLETE)
+	if (len < SRPT_RSP_FIXED_LEN + 4 || rsp->data[3] != SRPT_TM_COMPLETE)
 		return SRPT_RSP_ERROR;
 	return SRPT_RSP_OK;
 }

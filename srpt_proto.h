@@ -1,27 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SRP wire format: parsing, validation and construction of information
- * units. Nothing in here knows about verbs, CMs or LIO, so the code can be
- * read, unit-tested and fuzzed on its own.
+ * SRP wire format: parsing, validation and construction of information units. Nothing in here knows
+ * about verbs, CMs or LIO, so the code can be read, unit-tested and fuzzed on its own.
  */
 #ifndef SRPT_PROTO_H
 #define SRPT_PROTO_H
 
+#include <linux/string.h>
 #include <linux/types.h>
 #include <scsi/srp.h>
 
 /* Smallest REQ_IT_IU_LEN a target must accept (SRP r16a). */
 #define SRPT_MIN_IU_LEN		64
-/* Size of the fixed part of SRP_CMD and of SRP_RSP. */
-#define SRPT_CMD_FIXED_LEN	48
-#define SRPT_RSP_FIXED_LEN	36
-/* Multichannel action bits of the login request flags. */
-#define SRPT_MULTICHAN_MASK	0x03
-/* Buffer formats this target implements. */
+#define SRPT_CMD_FIXED_LEN	48	/* fixed part of SRP_CMD */
+#define SRPT_RSP_FIXED_LEN	36	/* fixed part of SRP_RSP */
+#define SRPT_MULTICHAN_MASK	0x03	/* multichannel action of login flags */
 #define SRPT_BUF_FMTS		(SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT)
-
-/* Most descriptors in an indirect table fetched from the initiator. */
-#define SRPT_MAX_TABLE_DESC	1024
+#define SRPT_MAX_TABLE_DESC	1024	/* of a fetched indirect table */
 
 /* Additional sense code and qualifier (ASC << 8 | ASCQ) of refusals. */
 #define SRPT_ASC_INVALID_IU_FIELD	0x0e03	/* in COMMAND INFORMATION UNIT */
@@ -45,7 +40,6 @@ enum srpt_rsp_outcome {
 	SRPT_RSP_ABORTED,
 };
 
-/* SRP_T_LOGOUT reasons. */
 enum srpt_t_logout_reason {
 	SRPT_T_LOGOUT_NONE		= 0,
 	SRPT_T_LOGOUT_INACTIVE		= 1,
@@ -98,16 +92,14 @@ struct srpt_cmd_desc {
 	u32	len;
 };
 
-/* Result of parsing an SRP_CMD. */
+/* Result of srpt_parse_cmd(). */
 enum srpt_cmd_err {
 	SRPT_CMD_OK = 0,
 	SRPT_CMD_BAD_IU,	/* IU malformed: fields inconsistent */
 	SRPT_CMD_BAD_FMT,	/* a buffer format this target cannot do */
 	SRPT_CMD_TOO_BIG,	/* data length over the target's limit */
 	SRPT_CMD_BAD_CDB,	/* the CDB is longer than the IU carries */
-	SRPT_CMD_EXT_TABLE,	/* fine so far; the indirect table must be
-				 * fetched (ci->table), then srpt_parse_table()
-				 */
+	SRPT_CMD_EXT_TABLE,	/* fine; fetch ci->table, then srpt_parse_table() */
 };
 
 /**
@@ -115,15 +107,13 @@ enum srpt_cmd_err {
  * @tag: command tag, opaque (echoed back)
  * @lun: 8-byte SAM LUN as it came on the wire
  * @cdb: pointer to the CDB inside the IU
- * @cdb_len: CDB length (16 + additional CDB length), at least what the
- *	CDB's opcode says it needs
+ * @cdb_len: CDB length (16 + additional CDB length), at least what the CDB's opcode says it needs
  * @task_attr: SRP task attribute (low 3 bits of byte 29)
  * @data_out: true if the command carries data to the target
  * @fmt: data buffer format (SRP_DATA_DESC_*) of the direction in use
  * @data_len: total data length
  * @n_desc: number of remote buffers in @desc (direct or indirect)
- * @desc: first descriptor inside the IU (4-byte aligned), or in the fetched
- *	table after srpt_parse_table(); use srpt_cmd_desc()
+ * @desc: first descriptor in the IU (4-byte aligned) or fetched table; read with srpt_cmd_desc()
  * @imm_off: offset of immediate data from the start of the IU
  * @ext_table: the indirect table is not fully inside the IU
  * @table: where the whole indirect table is if @ext_table
@@ -160,8 +150,7 @@ struct srpt_tsk_info {
 
 int srpt_parse_login_ib(const void *buf, size_t len, struct srpt_login *lg);
 int srpt_parse_login_rdma(const void *buf, size_t len, struct srpt_login *lg);
-u32 srpt_check_login(const struct srpt_login *lg,
-		     const struct srpt_login_limits *lim);
+u32 srpt_check_login(const struct srpt_login *lg, const struct srpt_login_limits *lim);
 void srpt_build_login_rsp(struct srp_login_rsp *rsp, u64 tag, u32 req_lim,
 			  u32 max_it_iu_len, u32 max_ti_iu_len, u8 flags);
 void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason);
@@ -169,9 +158,28 @@ void srpt_build_login_rej(struct srp_login_rej *rej, u64 tag, u32 reason);
 int srpt_rej_index(u32 reason);
 const char *srpt_rej_words(u32 reason);
 
-u8 srpt_iu_opcode(const void *iu, u32 len);
-bool srpt_iu_uses_credit(u8 opcode);
-u64 srpt_iu_tag(const void *iu, u32 len);
+/* Opcode of a received IU of @len bytes, or 0xff (no SRP opcode) for an empty one. */
+static inline u8 srpt_iu_opcode(const void *iu, u32 len)
+{
+	return len ? *(const u8 *)iu : 0xff;
+}
+
+/* Whether a received IU took a credit: all but SRP_CRED_RSP and SRP_AER_RSP (answers). */
+static inline bool srpt_iu_uses_credit(u8 opcode)
+{
+	return opcode != SRP_CRED_RSP && opcode != SRP_AER_RSP;
+}
+
+/* Raw tag of a received IU, or 0 if it is too short to have one. */
+static inline u64 srpt_iu_tag(const void *iu, u32 len)
+{
+	u64 tag = 0;
+
+	if (len >= 16)
+		memcpy(&tag, (const u8 *)iu + 8, sizeof(tag));
+	return tag;
+}
+
 enum srpt_cmd_err srpt_parse_cmd(const void *iu, u32 len, u32 imm_data_offset,
 				 u32 max_data_len, struct srpt_cmd_info *ci);
 enum srpt_cmd_err srpt_parse_table(struct srpt_cmd_info *ci, const u8 *table);

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counters of what the module holds now, kept by the files that allocate
- * it (debugfs ib_srpt/resources, all 0 with no channel left: leak checks),
- * and of how often rarer paths ran (ib_srpt/events, so tests can tell);
- * the fault injection point ib_srpt/fail_post_send (a chain posted in
- * part, as a real HCA's full send queue can) and the fault points; the
- * tracepoints of srpt_trace.h. The files: Documentation/ib_srpt.rst,
- * debugfs. Calls nothing else of the module.
+ * Counters of what the module holds (debugfs ib_srpt/resources, all 0 with no channel left: leak
+ * checks) and of rarer paths taken (ib_srpt/events); fail_post_send (a chain posted in part, as a
+ * full HCA send queue can), the fault points, the tracepoints of srpt_trace.h. The files:
+ * Documentation/ib_srpt.rst, debugfs. Calls nothing else of the module.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -84,8 +81,7 @@ static int srpt_res_show(struct seq_file *m, void *v)
 	int i;
 
 	for (i = 0; i < SRPT_RES_NR; i++)
-		seq_printf(m, "%s %ld\n", srpt_res_names[i],
-			   atomic_long_read(&srpt_res[i]));
+		seq_printf(m, "%s %ld\n", srpt_res_names[i], atomic_long_read(&srpt_res[i]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_res);
@@ -104,8 +100,7 @@ static int srpt_events_show(struct seq_file *m, void *v)
 	int i;
 
 	for (i = 0; i < SRPT_EV_NR; i++)
-		seq_printf(m, "%s %ld\n", srpt_event_names[i],
-			   atomic_long_read(&srpt_events[i]));
+		seq_printf(m, "%s %ld\n", srpt_event_names[i], atomic_long_read(&srpt_events[i]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_events);
@@ -115,8 +110,6 @@ static DECLARE_FAULT_ATTR(srpt_fail_post_send);
 
 /**
  * srpt_fault_post_send() - should a chain's post fail after its first WR?
- *
- * Without CONFIG_FAULT_INJECTION an inline in srpt_stats.h says no.
  *
  * Return: true when the fail_post_send fault injection says so.
  */
@@ -136,10 +129,9 @@ static void srpt_fault_init(struct dentry *dir)
 #endif
 
 /*
- * Fault points (tests): delay a chosen step to hold a race window open.
- * debugfs ib_srpt/fault_delay_ms/<point> in ms, 0 = off (default); the
- * parameter fault_delay_ms="<point>=<ms>[,...]" sets them at load, for
- * module init's steps.
+ * Fault points (tests): delay a chosen step to hold a race window open. debugfs
+ * ib_srpt/fault_delay_ms/<point> in ms, 0 = off (default); the parameter
+ * fault_delay_ms="<point>=<ms>[,...]" sets them at load, for module init's steps.
  */
 DEFINE_STATIC_KEY_FALSE(srpt_fault_key);
 static u32 srpt_fault_ms[SRPT_FAULT_NR];
@@ -157,16 +149,13 @@ static const char *const srpt_fault_names[SRPT_FAULT_NR] = {
 };
 
 static char srpt_fault_param[128];
-module_param_string(fault_delay_ms, srpt_fault_param,
-		    sizeof(srpt_fault_param), 0444);
+module_param_string(fault_delay_ms, srpt_fault_param, sizeof(srpt_fault_param), 0444);
 MODULE_PARM_DESC(fault_delay_ms,
 		 "Tests only: <point>=<ms>[,...] delays a step (debugfs ib_srpt/fault_delay_ms); fail_init=<ms> fails module init after that long");
 
 /**
- * __srpt_fault_delay() - sleep as long as a fault point says
+ * __srpt_fault_delay() - sleep as long as a fault point says (for srpt_fault_delay())
  * @p: the point
- *
- * Use srpt_fault_delay(), which calls this only when a point is set.
  *
  * Return: true if the point was set (and slept).
  */
@@ -196,8 +185,7 @@ static int srpt_fault_set(void *data, u64 val)
 		static_branch_enable(&srpt_fault_key);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(srpt_fault_fops, srpt_fault_get, srpt_fault_set,
-			 "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(srpt_fault_fops, srpt_fault_get, srpt_fault_set, "%llu\n");
 
 /* fault_delay_ms="<point>=<ms>,...": unknown points are logged, skipped. */
 static void srpt_fault_parse(void)
@@ -212,8 +200,7 @@ static void srpt_fault_parse(void)
 			continue;
 		*eq = '\0';
 		p = match_string(srpt_fault_names, SRPT_FAULT_NR, tok);
-		if (p < 0 || kstrtouint(eq + 1, 0, &ms) ||
-		    srpt_fault_set(&srpt_fault_ms[p], ms))
+		if (p < 0 || kstrtouint(eq + 1, 0, &ms) || srpt_fault_set(&srpt_fault_ms[p], ms))
 			pr_warn("fault_delay_ms: %s=%s ignored\n", tok, eq + 1);
 		*eq = '=';
 	}
@@ -238,10 +225,8 @@ static void srpt_fault_delay_init(struct dentry *dir)
 void srpt_stats_init(void)
 {
 	srpt_dbg_dir = debugfs_create_dir("ib_srpt", NULL);
-	debugfs_create_file("resources", 0444, srpt_dbg_dir, NULL,
-			    &srpt_res_fops);
-	debugfs_create_file("events", 0444, srpt_dbg_dir, NULL,
-			    &srpt_events_fops);
+	debugfs_create_file("resources", 0444, srpt_dbg_dir, NULL, &srpt_res_fops);
+	debugfs_create_file("events", 0444, srpt_dbg_dir, NULL, &srpt_events_fops);
 	srpt_fault_init(srpt_dbg_dir);
 	srpt_fault_delay_init(srpt_dbg_dir);
 }
@@ -260,8 +245,7 @@ struct dentry *srpt_debugfs_dir(void)
 /**
  * srpt_stats_exit() - remove the debugfs files; warn about anything held
  *
- * Called last at module unload, when every channel is gone: a figure
- * other than 0 is a leak.
+ * Called last at module unload, when every channel is gone: a figure other than 0 is a leak.
  */
 void srpt_stats_exit(void)
 {
@@ -270,7 +254,6 @@ void srpt_stats_exit(void)
 	debugfs_remove_recursive(srpt_dbg_dir);
 	for (i = 0; i < SRPT_RES_NR; i++)
 		if (atomic_long_read(&srpt_res[i]))
-			pr_err("unload: %ld %s still held\n",
-			       atomic_long_read(&srpt_res[i]),
+			pr_err("unload: %ld %s still held\n", atomic_long_read(&srpt_res[i]),
 			       srpt_res_names[i]);
 }

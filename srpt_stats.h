@@ -14,8 +14,7 @@
  * @SRPT_RES_RECV_BYTES: bytes of receive buffers
  * @SRPT_RES_SEND_BYTES: bytes of response (send) buffers
  * @SRPT_RES_CMD_SLOTS: command pool entries
- * @SRPT_RES_CMD_BYTES: bytes of the command pools (without their response
- *	buffers: @SRPT_RES_SEND_BYTES)
+ * @SRPT_RES_CMD_BYTES: bytes of the command pools (response buffers: @SRPT_RES_SEND_BYTES)
  * @SRPT_RES_RW_TABLES: RDMA context tables too large for a command
  * @SRPT_RES_DATA_BYTES: bytes of data buffers of commands in flight
  * @SRPT_RES_TABLE_BYTES: bytes of indirect tables fetched from initiators
@@ -36,12 +35,10 @@ enum srpt_res {
 };
 
 /**
- * enum srpt_event - what srpt_stats.c counts since the module was loaded
- *	(debugfs ib_srpt/events)
+ * enum srpt_event - what srpt_stats.c counts since the module was loaded (debugfs ib_srpt/events)
  * @SRPT_EV_TABLES_FETCHED: indirect descriptor tables read from initiators
  * @SRPT_EV_LOGINS_ACCEPTED: logins accepted, on any target port
- * @SRPT_EV_LOGINS_REFUSED: logins refused, also those that found no
- *	target port
+ * @SRPT_EV_LOGINS_REFUSED: logins refused, also those that found no target port
  * @SRPT_EV_CRED_REQS: SRP_CRED_REQs sent (credits no response carried)
  * @SRPT_EV_NR: number of counters
  */
@@ -73,16 +70,13 @@ void srpt_stats_exit(void);
  * @SRPT_FAULT_SET_PORT: the rdma_cm_port setter, before it listens
  * @SRPT_FAULT_RELISTEN: the relisten work, before it listens again
  * @SRPT_FAULT_NP_LISTEN: an np listener, after rdma_listen()
- * @SRPT_FAULT_UNLOAD: module exit (or failed init), the rdma_cm_port
- *	listener stopped, the IB client not yet unregistered
+ * @SRPT_FAULT_UNLOAD: module exit/failed init: rdma_cm_port listener stopped, IB client registered
  * @SRPT_FAULT_CLOSE_SESSION: LIO's close_session, before it reads the session
  * @SRPT_FAULT_RELEASE: a channel's release, before it removes its session
  * @SRPT_FAULT_FAIL_INIT: the end of module init, which then fails
- * @SRPT_FAULT_DISPATCH: a dispatch of a received IU outside the channel's
- *	CQ (which the QP drain does not wait for), before its handler
+ * @SRPT_FAULT_DISPATCH: an IU dispatch outside the CQ (the drain ignores it), before its handler
  * @SRPT_FAULT_GROW: the dispatch work, before it grows the command pool
- * @SRPT_FAULT_LOGIN: a login accepted by the CM, before it hands its
- *	channel on (still NEW: close requests are only recorded)
+ * @SRPT_FAULT_LOGIN: a login accepted by the CM, before it hands its channel on (still NEW)
  * @SRPT_FAULT_NR: number of points
  */
 enum srpt_fault_point {
@@ -102,10 +96,7 @@ enum srpt_fault_point {
 DECLARE_STATIC_KEY_FALSE(srpt_fault_key);
 bool __srpt_fault_delay(enum srpt_fault_point p);
 
-/*
- * srpt_fault_delay() - sleep at fault point @p if a test set it; true if
- * it did. Off (no point ever set) it costs a static branch.
- */
+/* Sleep at fault point @p if a test set it (true if so); off, it costs a static branch. */
 static inline bool srpt_fault_delay(enum srpt_fault_point p)
 {
 	if (static_branch_unlikely(&srpt_fault_key))

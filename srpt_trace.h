@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of ib_srpt (tracefs events/ib_srpt/), defined in
- * srpt_stats.c; what each shows and how to enable them:
- * Documentation/admin-guide.rst, Tracepoints. Channels are named by ch->id,
- * the session and connection ID of the ACL's info (`targetcli sessions`).
+ * Tracepoints of ib_srpt (tracefs events/ib_srpt/), defined in srpt_stats.c; what each shows:
+ * Documentation/admin-guide.rst, Tracepoints. Channels are named by ch->id, the session and
+ * connection ID of the ACL's info (`targetcli sessions`).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ib_srpt
@@ -37,22 +36,15 @@ TRACE_DEFINE_ENUM(SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
 TRACE_DEFINE_ENUM(SRP_LOGIN_REJ_MULTI_CHANNEL_UNSUPPORTED);
 TRACE_DEFINE_ENUM(SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED);
 
-#define srpt_show_rej_reason(r)						\
-	__print_symbolic(r,						\
-		{ SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,		\
-		  "UNABLE_ESTABLISH_CHANNEL" },				\
-		{ SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES,			\
-		  "INSUFFICIENT_RESOURCES" },				\
-		{ SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE,		\
-		  "REQ_IT_IU_LENGTH_TOO_LARGE" },			\
-		{ SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL,		\
-		  "UNABLE_ASSOCIATE_CHANNEL" },				\
-		{ SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT,		\
-		  "UNSUPPORTED_DESCRIPTOR_FMT" },			\
-		{ SRP_LOGIN_REJ_MULTI_CHANNEL_UNSUPPORTED,		\
-		  "MULTI_CHANNEL_UNSUPPORTED" },			\
-		{ SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED,			\
-		  "CHANNEL_LIMIT_REACHED" })
+#define srpt_show_rej_reason(r)									\
+	__print_symbolic(r,									\
+		{ SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL, "UNABLE_ESTABLISH_CHANNEL" },		\
+		{ SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES, "INSUFFICIENT_RESOURCES" },		\
+		{ SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE, "REQ_IT_IU_LENGTH_TOO_LARGE" },	\
+		{ SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL, "UNABLE_ASSOCIATE_CHANNEL" },		\
+		{ SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT, "UNSUPPORTED_DESCRIPTOR_FMT" },	\
+		{ SRP_LOGIN_REJ_MULTI_CHANNEL_UNSUPPORTED, "MULTI_CHANNEL_UNSUPPORTED" },	\
+		{ SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED, "CHANNEL_LIMIT_REACHED" })
 
 TRACE_EVENT(srpt_login,
 	    TP_PROTO(const struct srpt_rdma_ch *ch),
@@ -69,14 +61,10 @@ TRACE_EVENT(srpt_login,
 			     __field(bool, imm)),
 	    TP_fast_assign(__entry->id = ch->id;
 			   memcpy(__entry->i_port_id, ch->i_port_id, 16);
-			   strscpy(__entry->acl, ch->sess_name,
-				   sizeof(__entry->acl));
-			   strscpy(__entry->tport, ch->stpg->tport->name,
-				   sizeof(__entry->tport));
-			   strscpy(__entry->cm, ch->cm_ops->name,
-				   sizeof(__entry->cm));
-			   strscpy(__entry->peer, ch->peer,
-				   sizeof(__entry->peer));
+			   strscpy(__entry->acl, ch->sess_name, sizeof(__entry->acl));
+			   strscpy(__entry->tport, ch->stpg->tport->name, sizeof(__entry->tport));
+			   strscpy(__entry->cm, ch->cm_ops->name, sizeof(__entry->cm));
+			   strscpy(__entry->peer, ch->peer, sizeof(__entry->peer));
 			   __entry->credits = ch->rq_size;
 			   __entry->max_req = ch->max_req_size;
 			   __entry->max_rsp = ch->max_rsp_size;
@@ -102,10 +90,8 @@ TRACE_EVENT(srpt_login_reject,
 			   memcpy(__entry->t_port_id, lc->lg.t_port_id, 16);
 			   strscpy(__entry->tport, lc->stpg ? lc->stpg->tport->name : "-",
 				   sizeof(__entry->tport));
-			   strscpy(__entry->cm, lc->ops->name,
-				   sizeof(__entry->cm));
-			   strscpy(__entry->peer, lc->peer,
-				   sizeof(__entry->peer));
+			   strscpy(__entry->cm, lc->ops->name, sizeof(__entry->cm));
+			   strscpy(__entry->peer, lc->peer, sizeof(__entry->peer));
 			   __entry->it_iu_len = lc->lg.req_it_iu_len;
 			   __entry->reason = reason;),
 	    TP_printk("initiator 0x%16phN target %s (port ID 0x%16phN) via %s from %s it_iu_len %u: %s",
@@ -115,8 +101,7 @@ TRACE_EVENT(srpt_login_reject,
 );
 
 TRACE_EVENT(srpt_ch_state,
-	    TP_PROTO(const struct srpt_rdma_ch *ch, enum srpt_ch_state old,
-		     enum srpt_ch_state new),
+	    TP_PROTO(const struct srpt_rdma_ch *ch, enum srpt_ch_state old, enum srpt_ch_state new),
 	    TP_ARGS(ch, old, new),
 	    TP_STRUCT__entry(__field(u32, id)
 			     __field(unsigned int, old)
@@ -124,8 +109,7 @@ TRACE_EVENT(srpt_ch_state,
 	    TP_fast_assign(__entry->id = ch->id;
 			   __entry->old = old;
 			   __entry->new = new;),
-	    TP_printk("ch %u %s -> %s", __entry->id,
-		      srpt_show_ch_state(__entry->old),
+	    TP_printk("ch %u %s -> %s", __entry->id, srpt_show_ch_state(__entry->old),
 		      srpt_show_ch_state(__entry->new))
 );
 
@@ -148,8 +132,7 @@ TRACE_DEFINE_ENUM(SRPT_CMD_SENT);
 		{ SRPT_CMD_SENT,	"SENT" })
 
 TRACE_EVENT(srpt_cmd_state,
-	    TP_PROTO(const struct srpt_cmd *cmd, enum srpt_cmd_state old,
-		     enum srpt_cmd_state new),
+	    TP_PROTO(const struct srpt_cmd *cmd, enum srpt_cmd_state old, enum srpt_cmd_state new),
 	    TP_ARGS(cmd, old, new),
 	    TP_STRUCT__entry(__field(u32, id)
 			     __field(u64, tag)
@@ -219,16 +202,14 @@ TRACE_EVENT(srpt_send_rsp,
 				((const struct srp_rsp *)rsp)->status : 0;
 			   __entry->len = len;
 			   __entry->with_data = with_data;),
-	    TP_printk("ch %u tag %#llx %s status 0x%02x, %u bytes%s",
-		      __entry->id, __entry->tag,
+	    TP_printk("ch %u tag %#llx %s status 0x%02x, %u bytes%s", __entry->id, __entry->tag,
 		      srpt_show_iu(__entry->iu),
 		      __entry->status, __entry->len,
 		      __entry->with_data ? ", after data-in" : "")
 );
 
 TRACE_EVENT(srpt_wr_error,
-	    TP_PROTO(const struct srpt_rdma_ch *ch, const struct ib_wc *wc,
-		     const char *what),
+	    TP_PROTO(const struct srpt_rdma_ch *ch, const struct ib_wc *wc, const char *what),
 	    TP_ARGS(ch, wc, what),
 	    TP_STRUCT__entry(__field(u32, id)
 			     __field(unsigned int, status)
@@ -238,8 +219,7 @@ TRACE_EVENT(srpt_wr_error,
 	    TP_fast_assign(__entry->id = ch->id;
 			   __entry->status = wc->status;
 			   __entry->vendor_err = wc->vendor_err;
-			   strscpy(__entry->what, what,
-				   sizeof(__entry->what));
+			   strscpy(__entry->what, what, sizeof(__entry->what));
 			   strscpy(__entry->msg, ib_wc_status_msg(wc->status),
 				   sizeof(__entry->msg));),
 	    TP_printk("ch %u %s failed: %s (status %u, vendor error %#x)",
