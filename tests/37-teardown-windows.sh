@@ -157,13 +157,20 @@ after() {
 	log "$what: $point held $(($(taken "$point") - $3)) times, every channel released, resources free, a new login verified"
 }
 
-step_grow_disconnect() {
-	local what="1 grow + initiator gone" n0 pid
+# grow_held WHAT: a raw flood in the background runs the pool out and the
+# grow point holds the growth; sets the caller's n0 (grow taken before) and
+# pid (the flood).
+grow_held() {
 	n0=$(taken grow)
 	fault grow 3000
 	raw_client "$RAW" --timeout 60 --rounds 30 flood >/tmp/flood.out 2>&1 &
 	pid=$!
-	held "$what" grow "$n0"
+	held "$1" grow "$n0"
+}
+
+step_grow_disconnect() {
+	local what="1 grow + initiator gone" n0 pid
+	grow_held "$what"
 	# The initiator's process dies: its connection ends (no logout).
 	mark "initiator killed"
 	pkill -KILL -f -- "--initiator-id $RAW .*flood" ||
@@ -175,11 +182,7 @@ step_grow_disconnect() {
 
 step_grow_disable() {
 	local what="2 grow + TPG disable" n0 pid
-	n0=$(taken grow)
-	fault grow 3000
-	raw_client "$RAW" --timeout 60 --rounds 30 flood >/tmp/flood.out 2>&1 &
-	pid=$!
-	held "$what" grow "$n0"
+	grow_held "$what"
 	teardown "TPG disable" tpg_disable
 	teardown_done "$what" "TPG disable"
 	flood_done "$what" $pid teardown
