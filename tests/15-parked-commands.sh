@@ -102,14 +102,18 @@ flood() {
 	W0=$(sq_waits)
 	raw_client "$CLIENT_ID" --timeout 30 --rounds "$2" flood >/tmp/flood.out 2>&1 &
 	FLOOD=$!
-	sleep 2
+	# The teardown comes once writes are answered and others wait (a fixed
+	# 2 s was too short on the debug kernel: no write was answered yet).
+	wait_for 60 grep -q "first answer" /tmp/flood.out ||
+		{ cat /tmp/flood.out; fail "$1: no write answered in 60 s"; }
+	sleep 1
 	kill -0 $FLOOD || { cat /tmp/flood.out; fail "$1: the flood ended early"; }
 }
 # flood_end WHAT: wait for it; it must have ended well.
 flood_end() {
 	wait_gone $OP_MAX $FLOOD || fail "$1: the flood does not end"
 	wait $FLOOD || { cat /tmp/flood.out; fail "$1: flood: $(grep '^FAIL' /tmp/flood.out)"; }
-	log "$1: $(sed -n 's/.*\[flood\] //p' /tmp/flood.out)"
+	log "$1: $(grep -o '[0-9]* writes of 1 MiB.*' /tmp/flood.out)"
 	waited "$1" "$W0"
 }
 raw_login_ok() {

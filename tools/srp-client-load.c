@@ -257,8 +257,12 @@ int case_flood(void)
 		pump(&c, 100);
 		while ((a = take_iu(&c, false, 0, -1))) {
 			if (a->len && a->buf[0] == SRP_RSP) {
-				if (!answered++)
+				if (!answered++) {
 					end = now_ms() + (int64_t)g_rounds * 1000;
+					/* A scenario may wait for this line. */
+					note("first answer, %lu writes sent", sent);
+					fflush(stdout);
+				}
 				not_good += a->len < 20 || a->buf[19];
 				last = now_ms();
 			}
