@@ -270,26 +270,38 @@ bool srpt_ch_pin(struct srpt_rdma_ch *ch)
 	return live;
 }
 
-/*
- * How many channels match; with @logout_reason >= 0 start closing them too,
- * logging the live ones out with it (SRPT_T_LOGOUT_*).
- */
-static int srpt_matching(srpt_ch_match_fn match, const void *arg,
-			 int logout_reason)
+/* Start closing the matching channels, logging the live ones out with @reason. */
+static int srpt_close_matching(srpt_ch_match_fn match, const void *arg,
+			       u32 reason)
 {
 	struct srpt_rdma_ch *ch;
 	int n = 0;
 
 	spin_lock(&srpt_ch_lock);
 	list_for_each_entry(ch, &srpt_ch_list, entry) {
-		if (!match(ch, arg))
-			continue;
-		if (logout_reason >= 0)
-			srpt_logout_ch(ch, logout_reason);
-		n++;
+		if (match(ch, arg)) {
+			srpt_logout_ch(ch, reason);
+			n++;
+		}
 	}
 	spin_unlock(&srpt_ch_lock);
 	return n;
+}
+
+static bool srpt_any_matching(srpt_ch_match_fn match, const void *arg)
+{
+	struct srpt_rdma_ch *ch;
+	bool found = false;
+
+	spin_lock(&srpt_ch_lock);
+	list_for_each_entry(ch, &srpt_ch_list, entry) {
+		if (match(ch, arg)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&srpt_ch_lock);
+	return found;
 }
 
 /*
@@ -298,8 +310,8 @@ static int srpt_matching(srpt_ch_match_fn match, const void *arg,
  */
 static void srpt_close_and_wait(srpt_ch_match_fn match, const void *arg)
 {
-	srpt_matching(match, arg, SRPT_T_LOGOUT_NONE);
-	wait_event(srpt_ch_gone, !srpt_matching(match, arg, -1));
+	srpt_close_matching(match, arg, SRPT_T_LOGOUT_NONE);
+	wait_event(srpt_ch_gone, !srpt_any_matching(match, arg));
 }
 
 static bool srpt_ch_of_tpg(struct srpt_rdma_ch *ch, const void *stpg)
@@ -524,7 +536,8 @@ void srpt_close_all_chs(void)
  */
 int srpt_close_nexus(struct srpt_rdma_ch *ch)
 {
-	return srpt_matching(srpt_ch_of_nexus, ch, SRPT_T_LOGOUT_MULTICHANNEL);
+	return srpt_close_matching(srpt_ch_of_nexus, ch,
+				   SRPT_T_LOGOUT_MULTICHANNEL);
 }
 
 /**
@@ -535,7 +548,7 @@ int srpt_close_nexus(struct srpt_rdma_ch *ch)
  */
 bool srpt_nexus_has_chs(struct srpt_rdma_ch *ch)
 {
-	return srpt_matching(srpt_ch_of_nexus, ch, -1) > 0;
+	return srpt_any_matching(srpt_ch_of_nexus, ch);
 }
 
 /**
