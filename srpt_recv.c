@@ -44,27 +44,31 @@ static bool srpt_grow_due(struct srpt_rdma_ch *ch)
 
 /*
  * Dispatch received IUs in arrival order, one context at a time, while
- * the channel is live and commands are free.
+ * the channel is live and commands are free. @iu, if any, just arrived:
+ * it joins ch->iu_wait in the same critical section that takes the first
+ * IU off it, and the one that ends a dispatch looks for the next (two
+ * ch->lock round trips per IU).
  */
-static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
+static void srpt_run_iu_wait(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 {
-	struct srpt_recv_iu *iu;
 	struct srpt_cmd *cmd;
 	unsigned long flags;
 	bool grow;
 
+	spin_lock_irqsave(&ch->lock, flags);
+	if (iu && ch->state > SRPT_CH_LIVE) {
+		spin_unlock_irqrestore(&ch->lock, flags);
+		srpt_drop_iu(iu);
+		return;
+	}
+	if (iu)
+		list_add_tail(&iu->entry, &ch->iu_wait);
 	/* This context uses @ch until it returns: see srpt_ch_put_wait(). */
 	srpt_ch_get(ch);
 	for (;;) {
-		spin_lock_irqsave(&ch->lock, flags);
 		if (ch->iu_running || list_empty(&ch->iu_wait) ||
-		    list_empty(&ch->free_cmds) || !__srpt_ch_get_live(ch)) {
-			grow = srpt_grow_due(ch);
-			spin_unlock_irqrestore(&ch->lock, flags);
-			if (grow)
-				srpt_queue_work(&ch->dispatch_work);
+		    list_empty(&ch->free_cmds) || !__srpt_ch_get_live(ch))
 			break;
-		}
 		iu = list_first_entry(&ch->iu_wait, struct srpt_recv_iu, entry);
 		list_del_init(&iu->entry);
 		cmd = list_first_entry(&ch->free_cmds, struct srpt_cmd, entry);
@@ -84,8 +88,11 @@ static void srpt_run_iu_wait(struct srpt_rdma_ch *ch)
 
 		spin_lock_irqsave(&ch->lock, flags);
 		ch->iu_running = false;
-		spin_unlock_irqrestore(&ch->lock, flags);
 	}
+	grow = srpt_grow_due(ch);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (grow)
+		srpt_queue_work(&ch->dispatch_work);
 	srpt_ch_put(ch);
 }
 
@@ -117,7 +124,7 @@ static void srpt_dispatch_work(struct work_struct *w)
 	ch->dispatch_queued = false;
 	ch->grow_wanted = false;
 	spin_unlock_irqrestore(&ch->lock, flags);
-	srpt_run_iu_wait(ch);
+	srpt_run_iu_wait(ch, NULL);
 	srpt_ch_put(ch);
 }
 
@@ -157,8 +164,6 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_recv_iu *iu = container_of(wc->wr_cqe, struct srpt_recv_iu,
 					       cqe);
 	struct srpt_rdma_ch *ch = iu->srq ? wc->qp->qp_context : iu->ch;
-	unsigned long flags;
-	bool queued = false;
 
 	iu->ch = ch;
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -174,16 +179,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_close_ch(ch);
 		return;
 	}
-	spin_lock_irqsave(&ch->lock, flags);
-	if (ch->state <= SRPT_CH_LIVE) {
-		list_add_tail(&iu->entry, &ch->iu_wait);
-		queued = true;
-	}
-	spin_unlock_irqrestore(&ch->lock, flags);
-	if (queued)
-		srpt_run_iu_wait(ch);
-	else
-		srpt_drop_iu(iu);
+	srpt_run_iu_wait(ch, iu);
 }
 
 /**
@@ -247,5 +243,5 @@ struct srpt_srq *srpt_create_srq(struct srpt_device *sdev, u32 size,
 void srpt_ch_go_live(struct srpt_rdma_ch *ch)
 {
 	if (srpt_ch_change_state(ch, SRPT_CH_LIVE))
-		srpt_run_iu_wait(ch);
+		srpt_run_iu_wait(ch, NULL);
 }
