@@ -19,7 +19,7 @@
 #include "srpt_stats.h"
 #include "srpt_trace.h"
 
-static void srpt_sq_kick(struct srpt_rdma_ch *ch);
+static void srpt_sq_kick(struct srpt_rdma_ch *ch, struct srpt_cmd *add);
 
 /**
  * srpt_wc_failed() - a work request of a channel failed
@@ -336,13 +336,16 @@ void srpt_put_cmd(struct srpt_cmd *cmd)
 	srpt_send_rsp(cmd);
 }
 
+/*
+ * Give @cmd's RDMA contexts back, if it has any, and start the commands
+ * that wait for them or for the send queue slots srpt_sq_release() gave
+ * back before: one kick per completion.
+ */
 static void srpt_rw_put(struct srpt_cmd *cmd)
 {
-	if (!cmd->rw_ready)
-		return;
-	srpt_rw_destroy(cmd);
-	/* A command may be waiting for the MRs these held. */
-	srpt_sq_kick(cmd->ch);
+	if (cmd->rw_ready)
+		srpt_rw_destroy(cmd);
+	srpt_sq_kick(cmd->ch, NULL);
 }
 
 static bool srpt_pending_reads(struct srpt_cmd *cmd)
@@ -364,17 +367,13 @@ static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
 
 static void srpt_start(struct srpt_cmd *cmd)
 {
-	struct srpt_rdma_ch *ch = cmd->ch;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	cmd->sq_waited = false;
-	list_add_tail(&cmd->entry, srpt_wait_list(cmd));
-	spin_unlock_irqrestore(&ch->lock, flags);
-	srpt_sq_kick(ch);
+	srpt_sq_kick(cmd->ch, cmd);
 }
 
-/* Send queue slots: reserved before posting, released by the completion. */
+/*
+ * Send queue slots: reserved before posting, released by the completion,
+ * which then kicks the send queue (srpt_rw_put()).
+ */
 static bool srpt_sq_reserve(struct srpt_cmd *cmd)
 {
 	struct srpt_rdma_ch *ch = cmd->ch;
@@ -398,7 +397,6 @@ static void srpt_sq_release(struct srpt_cmd *cmd)
 		return;
 	atomic_add(cmd->sq_held, &ch->sq_wr_avail);
 	cmd->sq_held = 0;
-	srpt_sq_kick(ch);
 }
 
 /* Post what @cmd waits for; the send queue slots are held. */
@@ -606,21 +604,28 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 }
 
 /*
- * Start the waiting commands in order (ch->rsp_wait, then ch->sq_wait)
- * while the send queue and the MR pool have room. One context at a time:
- * others adding commands or giving resources back ask it to look again,
- * so failures that finish commands (and queue their responses) while the
- * channel drains loop here instead of recursing.
+ * Queue @add (if not NULL) and start the waiting commands in order
+ * (ch->rsp_wait, then ch->sq_wait) while the send queue and the MR pool
+ * have room. One context at a time: others adding commands or giving
+ * resources back ask it to look again, so failures that finish commands
+ * (and queue their responses) while the channel drains loop here instead
+ * of recursing.
  */
-static void srpt_sq_kick(struct srpt_rdma_ch *ch)
+static void srpt_sq_kick(struct srpt_rdma_ch *ch, struct srpt_cmd *add)
 {
 	struct srpt_cmd *cmd;
 	unsigned long flags;
 	int ret;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	if (ch->sq_kicking) {
+	if (add) {
+		add->sq_waited = false;
+		list_add_tail(&add->entry, srpt_wait_list(add));
+	}
+	if (ch->sq_kicking)
 		ch->sq_kick_again = true;
+	if (ch->sq_kicking || (list_empty(&ch->rsp_wait) &&
+			       list_empty(&ch->sq_wait))) {
 		spin_unlock_irqrestore(&ch->lock, flags);
 		return;
 	}
@@ -894,5 +899,5 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 		list_del_init(&iu->entry);
 		srpt_drop_iu(iu);
 	}
-	srpt_sq_kick(ch);
+	srpt_sq_kick(ch, NULL);
 }
