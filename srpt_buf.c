@@ -179,23 +179,31 @@ int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch)
  *	command was released: srpt_free_data())
  * @n: pages the buffer needs, at most SRPT_CACHED_PAGES
  *
- * Allocates those of the first @n of cmd->pages it lacks. They stay with
- * @cmd, counted in SRPT_RES_DATA_CACHE_BYTES, until its pool is freed.
- * Context: may sleep.
+ * Allocates cmd->pages at the first call, and those of its first @n pages
+ * it lacks. They stay with @cmd, counted in SRPT_RES_DATA_CACHE_BYTES,
+ * until its pool is freed. Context: may sleep.
  *
- * Return: 0 or -ENOMEM (the pages allocated stay).
+ * Return: 0 or -ENOMEM (what was allocated stays).
  */
 int srpt_cmd_pages(struct srpt_cmd *cmd, u32 n)
 {
+	struct srpt_cmd_pages *p = cmd->pages;
 	struct page *page;
 
 	if (WARN_ON_ONCE(n > SRPT_CACHED_PAGES))
 		return -EINVAL;
-	while (cmd->n_pages < n) {
+	if (!p) {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		srpt_res_add(SRPT_RES_DATA_CACHE_BYTES, sizeof(*p));
+		cmd->pages = p;
+	}
+	while (p->n < n) {
 		page = alloc_page(GFP_KERNEL);
 		if (!page)
 			return -ENOMEM;
-		cmd->pages[cmd->n_pages++] = page;
+		p->page[p->n++] = page;
 		srpt_res_add(SRPT_RES_DATA_CACHE_BYTES, PAGE_SIZE);
 	}
 	return 0;
@@ -203,10 +211,16 @@ int srpt_cmd_pages(struct srpt_cmd *cmd, u32 n)
 
 static void srpt_free_cmd_pages(struct srpt_cmd *cmd)
 {
+	struct srpt_cmd_pages *p = cmd->pages;
+
+	if (!p)
+		return;
 	srpt_res_add(SRPT_RES_DATA_CACHE_BYTES,
-		     -(long)(cmd->n_pages * PAGE_SIZE));
-	while (cmd->n_pages)
-		__free_page(cmd->pages[--cmd->n_pages]);
+		     -(long)(p->n * PAGE_SIZE + sizeof(*p)));
+	while (p->n)
+		__free_page(p->page[--p->n]);
+	kfree(p);
+	cmd->pages = NULL;
 }
 
 /* Every command of @chunk is home (none in use) or was never used. */

@@ -55,7 +55,7 @@ void srpt_free_data(struct srpt_cmd *cmd)
 
 		if (rw->own_sg)
 			kfree(rw->sg);
-		if (rw->buf && rw->buf != cmd->pages_sg) {
+		if (rw->buf && !(cmd->pages && rw->buf == cmd->pages->sg)) {
 			target_free_sgl(rw->buf, rw->buf_nents);
 			srpt_res_add(SRPT_RES_DATA_BYTES, -(long)rw->buf_len);
 		}
@@ -106,16 +106,18 @@ static int srpt_cached_buf(struct srpt_cmd *cmd, u32 len)
 {
 	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i;
 	struct srpt_rw *rw = &cmd->rw[0];
+	struct scatterlist *sg;
 	int ret;
 
 	ret = srpt_cmd_pages(cmd, n);
 	if (ret)
 		return ret;
-	sg_init_table(cmd->pages_sg, n);
+	sg = cmd->pages->sg;
+	sg_init_table(sg, n);
 	for (i = 0; i < n; i++)
-		sg_set_page(&cmd->pages_sg[i], cmd->pages[i],
+		sg_set_page(&sg[i], cmd->pages->page[i],
 			    srpt_page_len(len, i), 0);
-	rw->buf = cmd->pages_sg;
+	rw->buf = sg;
 	rw->buf_nents = n;
 	rw->buf_len = len;
 	cmd->data_sg = rw->buf;
