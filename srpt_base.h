@@ -60,6 +60,24 @@
 #define SRPT_INLINE_RW		2	/* RDMA contexts in a command; more allocated */
 #define SRPT_MAX_RW		1024	/* RDMA contexts of one command */
 /*
+ * Data buffers of up to this many bytes in one RDMA context piece take the pages their command
+ * slot kept from earlier commands, allocating only what it lacks (srpt_alloc_buf()).
+ */
+#define SRPT_CACHED_DATA	SZ_64K
+#define SRPT_CACHED_PAGES	DIV_ROUND_UP(SRPT_CACHED_DATA, PAGE_SIZE)
+
+/**
+ * struct srpt_cmd_pages - data pages a command keeps (allocated at its first such buffer)
+ * @n: entries of @page allocated, the most one buffer needed so far
+ * @page: the pages, kept until the command's pool is freed
+ * @sg: the scatterlist of a buffer in @page (cmd->rw[0].buf), built for each command
+ */
+struct srpt_cmd_pages {
+	u32			n;
+	struct page		*page[SRPT_CACHED_PAGES];
+	struct scatterlist	sg[SRPT_CACHED_PAGES];
+};
+/*
  * Minimum RNR NAK timer of every channel's QP (both CMs; 0 is 655.36 ms): how long an initiator
  * waits to resend a message that found no receive buffer (an SRQ may have fewer than credits).
  */
@@ -419,7 +437,8 @@ struct srpt_recv_iu {
  * @active: @rw is initialised
  * @own_sg: @sg is allocated for this context
  * @buf: rw_size bytes of LIO's data buffer in whole pages, chained; only the first of
- *	cmd->rw carry one, not in context order (srpt_alloc_buf())
+ *	cmd->rw carry one, not in context order (srpt_alloc_buf()); cmd->pages->sg if the
+ *	buffer is in the pages the command keeps (then they are not freed with it)
  * @buf_nents: entries in @buf
  * @buf_len: bytes in @buf
  */
@@ -490,6 +509,8 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * @sq_held: send queue slots held by what is posted
  * @data_sg: data buffer handed to LIO (chained @rw bufs, or @iu->imm_sg)
  * @data_nents: entries in @data_sg
+ * @pages: data pages the command keeps from its first buffer of up to SRPT_CACHED_DATA until
+ *	its pool is freed, for the next such buffers (srpt_cmd_pages()); NULL before
  * @imm: data came as immediate data
  * @data_out: RDMA READ direction
  * @rw_ready: the RDMA contexts for what @state needs are initialised
@@ -530,6 +551,7 @@ struct srpt_cmd {
 	u32			sq_held;
 	struct scatterlist	*data_sg;
 	unsigned int		data_nents;
+	struct srpt_cmd_pages	*pages;
 	bool			imm;
 	bool			data_out;
 	bool			rw_ready;

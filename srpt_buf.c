@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The memory of SRP channels: receive buffers (laid out for immediate
- * data), a channel's own or its device's SRQ's, and command pools.
+ * data), a channel's own or its device's SRQ's, and command pools with the
+ * data pages their commands keep for small buffers (srpt_data.c uses them).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -172,15 +173,68 @@ int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch)
 	return 0;
 }
 
+/**
+ * srpt_cmd_pages() - have a command keep the data pages of a buffer
+ * @cmd: command of a pool; no buffer in its pages is in use (its last
+ *	command was released: srpt_free_data())
+ * @n: pages the buffer needs, at most SRPT_CACHED_PAGES
+ *
+ * Allocates cmd->pages at the first call, and those of its first @n pages
+ * it lacks. They stay with @cmd, counted in SRPT_RES_DATA_CACHE_BYTES,
+ * until its pool is freed. Context: may sleep.
+ *
+ * Return: 0 or -ENOMEM (what was allocated stays).
+ */
+int srpt_cmd_pages(struct srpt_cmd *cmd, u32 n)
+{
+	struct srpt_cmd_pages *p = cmd->pages;
+	struct page *page;
+
+	if (WARN_ON_ONCE(n > SRPT_CACHED_PAGES))
+		return -EINVAL;
+	if (!p) {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		srpt_res_add(SRPT_RES_DATA_CACHE_BYTES, sizeof(*p));
+		cmd->pages = p;
+	}
+	while (p->n < n) {
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			return -ENOMEM;
+		p->page[p->n++] = page;
+		srpt_res_add(SRPT_RES_DATA_CACHE_BYTES, PAGE_SIZE);
+	}
+	return 0;
+}
+
+static void srpt_free_cmd_pages(struct srpt_cmd *cmd)
+{
+	struct srpt_cmd_pages *p = cmd->pages;
+
+	if (!p)
+		return;
+	srpt_res_add(SRPT_RES_DATA_CACHE_BYTES,
+		     -(long)(p->n * PAGE_SIZE + sizeof(*p)));
+	while (p->n)
+		__free_page(p->page[--p->n]);
+	kfree(p);
+	cmd->pages = NULL;
+}
+
+/* Every command of @chunk is home (none in use) or was never used. */
 static void srpt_free_cmds(struct srpt_rdma_ch *ch,
 			   struct srpt_cmd_chunk *chunk)
 {
 	u32 i;
 
-	for (i = 0; i < chunk->n; i++)
+	for (i = 0; i < chunk->n; i++) {
 		srpt_free_dma_buf(srpt_ch_dev(ch), chunk->cmds[i].rsp_buf,
 				  chunk->cmds[i].rsp_dma, ch->max_rsp_size,
 				  DMA_TO_DEVICE);
+		srpt_free_cmd_pages(&chunk->cmds[i]);
+	}
 	srpt_res_add(SRPT_RES_CMD_SLOTS, -(long)chunk->n);
 	srpt_res_add(SRPT_RES_CMD_BYTES,
 		     -(long)struct_size(chunk, cmds, chunk->n));

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* srpt_buf.c: receive buffers (a channel's, an SRQ's), command pools. */
+/* srpt_buf.c: receive buffers (a channel's, an SRQ's), command pools (and their data pages). */
 #ifndef SRPT_BUF_H
 #define SRPT_BUF_H
 
@@ -10,6 +10,7 @@ int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch);
 struct srpt_cmd_chunk *srpt_alloc_cmds(struct srpt_rdma_ch *ch, u32 n,
 				       gfp_t gfp);
 void srpt_free_ch_bufs(struct srpt_rdma_ch *ch);
+int srpt_cmd_pages(struct srpt_cmd *cmd, u32 n);
 struct srpt_srq *srpt_srq_create(struct srpt_device *sdev, u32 size,
 				 u32 iu_size,
 				 void (*done)(struct ib_cq *cq, struct ib_wc *wc));

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The data of SRP commands: data buffers (whole pages, as LIO and the
- * block layer need them, whatever the initiator's descriptors; immediate
- * data in place in the receive buffer) and the rdma_rw contexts moving them.
+ * block layer need them, whatever the initiator's descriptors; up to 64 KiB
+ * in pages the command keeps for the next; immediate data in place in the
+ * receive buffer) and the rdma_rw contexts moving them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
 #include <linux/scatterlist.h>
 #include "srpt_data.h"
+#include "srpt_buf.h"
 #include "srpt_proto.h"
 #include "srpt_stats.h"
 
@@ -40,7 +42,8 @@ void srpt_rw_destroy(struct srpt_cmd *cmd)
 
 /**
  * srpt_free_data() - undo srpt_alloc_data(), and any RDMA context left
- * @cmd: command
+ * @cmd: command; LIO, the backend and the RDMA hardware are done with its
+ *	data buffer (pages the command keeps are reused by its next one)
  */
 void srpt_free_data(struct srpt_cmd *cmd)
 {
@@ -52,7 +55,7 @@ void srpt_free_data(struct srpt_cmd *cmd)
 
 		if (rw->own_sg)
 			kfree(rw->sg);
-		if (rw->buf) {
+		if (rw->buf && !(cmd->pages && rw->buf == cmd->pages->sg)) {
 			target_free_sgl(rw->buf, rw->buf_nents);
 			srpt_res_add(SRPT_RES_DATA_BYTES, -(long)rw->buf_len);
 		}
@@ -70,6 +73,12 @@ void srpt_free_data(struct srpt_cmd *cmd)
 	cmd->data_nents = 0;
 }
 
+/* Bytes of entry @i of a @len-byte buffer in whole pages (the last: what is left). */
+static u32 srpt_page_len(u32 len, u32 i)
+{
+	return min_t(u32, len - i * PAGE_SIZE, PAGE_SIZE);
+}
+
 /* Immediate data stays, page-aligned, in the receive buffer (srpt_recv_layout()). */
 static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 {
@@ -81,17 +90,47 @@ static void srpt_imm_sg(struct srpt_cmd *cmd, const struct srpt_cmd_info *ci)
 	sg_init_table(iu->imm_sg, n);
 	for (i = 0; i < n; i++)
 		sg_set_page(&iu->imm_sg[i], virt_to_page(data + i * PAGE_SIZE),
-			    min_t(u32, ci->data_len - i * PAGE_SIZE, PAGE_SIZE),
-			    0);
+			    srpt_page_len(ci->data_len, i), 0);
 	cmd->imm = true;
 	cmd->data_sg = iu->imm_sg;
 	cmd->data_nents = n;
 }
 
 /*
+ * A data buffer of one piece of at most SRPT_CACHED_DATA, in the pages the
+ * command keeps (its last command was released: nothing uses them). The
+ * table is built anew, as target_alloc_sgl() would build it: srpt_rw_trim()
+ * changed the lengths of the last command's.
+ */
+static int srpt_cached_buf(struct srpt_cmd *cmd, u32 len)
+{
+	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	struct srpt_rw *rw = &cmd->rw[0];
+	struct scatterlist *sg;
+	int ret;
+
+	ret = srpt_cmd_pages(cmd, n);
+	if (ret)
+		return ret;
+	sg = cmd->pages->sg;
+	sg_init_table(sg, n);
+	for (i = 0; i < n; i++)
+		sg_set_page(&sg[i], cmd->pages->page[i],
+			    srpt_page_len(len, i), 0);
+	rw->buf = sg;
+	rw->buf_nents = n;
+	rw->buf_len = len;
+	cmd->data_sg = rw->buf;
+	cmd->data_nents = n;
+	return 0;
+}
+
+/*
  * The data buffer: @len bytes in pieces of rw_size (whole pages but the
  * last), piece j in cmd->rw[j].buf, chained into one list for LIO. There
- * are at least as many contexts as pieces.
+ * are at least as many contexts as pieces. One piece of at most
+ * SRPT_CACHED_DATA takes the pages the command keeps; larger buffers are
+ * allocated for the command and freed with its data.
  */
 static int srpt_alloc_buf(struct srpt_cmd *cmd, u32 len)
 {
@@ -99,6 +138,8 @@ static int srpt_alloc_buf(struct srpt_cmd *cmd, u32 len)
 	struct srpt_rw *prev = NULL;
 	int ret;
 
+	if (len && len <= min_t(u32, size, SRPT_CACHED_DATA))
+		return srpt_cached_buf(cmd, len);
 	for (off = 0; off < len; off += size, j++) {
 		struct srpt_rw *rw = &cmd->rw[j];
 

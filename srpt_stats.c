@@ -32,6 +32,7 @@ static const char * const srpt_res_names[SRPT_RES_NR] = {
 	[SRPT_RES_CMD_BYTES]	= "cmd_bytes",
 	[SRPT_RES_RW_TABLES]	= "rw_tables",
 	[SRPT_RES_DATA_BYTES]	= "data_bytes",
+	[SRPT_RES_DATA_CACHE_BYTES] = "data_cache_bytes",
 	[SRPT_RES_TABLE_BYTES]	= "table_bytes",
 };
 

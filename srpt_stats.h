@@ -16,7 +16,10 @@
  * @SRPT_RES_CMD_SLOTS: command pool entries
  * @SRPT_RES_CMD_BYTES: bytes of the command pools (response buffers: @SRPT_RES_SEND_BYTES)
  * @SRPT_RES_RW_TABLES: RDMA context tables too large for a command
- * @SRPT_RES_DATA_BYTES: bytes of data buffers of commands in flight
+ * @SRPT_RES_DATA_BYTES: bytes of data buffers allocated for commands in flight (not those in
+ *	the pages of @SRPT_RES_DATA_CACHE_BYTES)
+ * @SRPT_RES_DATA_CACHE_BYTES: bytes of data pages command slots keep for buffers of up to
+ *	SRPT_CACHED_DATA, in flight or not, until their pool is freed
  * @SRPT_RES_TABLE_BYTES: bytes of indirect tables fetched from initiators
  * @SRPT_RES_NR: number of counters
  */
@@ -30,6 +33,7 @@ enum srpt_res {
 	SRPT_RES_CMD_BYTES,
 	SRPT_RES_RW_TABLES,
 	SRPT_RES_DATA_BYTES,
+	SRPT_RES_DATA_CACHE_BYTES,
 	SRPT_RES_TABLE_BYTES,
 	SRPT_RES_NR
 };

@@ -131,13 +131,14 @@ ib_srp_back() { wait_for "$2" more_reconnects "$1" && wait_for 30 rport_running;
 
 # --- what the target holds
 # figures: the module's refcount and the resources file as name=value.
-# On the shared receive queue (USE_SRQ=1) a channel's command pool, and so
-# its response buffers, grows with its load: cmd_slots, cmd_bytes and
-# send_bytes are left out there (with nobody logged in every figure must
-# still be 0: run_faults checks the resources file itself).
+# The data pages command slots keep (data_cache_bytes) grow with the load,
+# and so, on the shared receive queue (USE_SRQ=1), does a channel's command
+# pool and its response buffers: data_cache_bytes is left out, and there
+# cmd_slots, cmd_bytes and send_bytes too (with nobody logged in every
+# figure must still be 0: run_faults checks the resources file itself).
 figures() {
-	local f skip=
-	[ "${USE_SRQ:-0}" = 1 ] && skip='^(cmd_slots|cmd_bytes|send_bytes)$'
+	local f skip='^(data_cache_bytes)$'
+	[ "${USE_SRQ:-0}" = 1 ] && skip='^(cmd_slots|cmd_bytes|send_bytes|data_cache_bytes)$'
 	f="refcnt=$(cat /sys/module/ib_srpt/refcnt 2>/dev/null)"
 	f+=" $(awk -v skip="$skip" 'skip == "" || $1 !~ skip { printf "%s=%s ", $1, $2 }' "$RES")"
 	echo "${f% }"
