@@ -26,7 +26,6 @@ static void srpt_send_status(struct srpt_cmd *cmd, u8 status, u8 key,
 	if (status == SAM_STAT_CHECK_CONDITION)
 		sense_len = srpt_fixed_sense(cmd->sense, sizeof(cmd->sense),
 					     key, asc_ascq >> 8, asc_ascq);
-	srpt_repost_iu(cmd, true);
 	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, ch->max_rsp_size, cmd->tag,
 				      0, status, cmd->sense, sense_len, 0, 0,
 				      0);
@@ -40,7 +39,6 @@ static void srpt_send_tm_status(struct srpt_cmd *cmd,
 
 	/* Behind the responses queued before it: srpt_ch_wait_answered(). */
 	cmd->in_order = true;
-	srpt_repost_iu(cmd, true);
 	cmd->rsp_len = srpt_build_tm_rsp(cmd->rsp_buf, ch->max_rsp_size,
 					 cmd->tag, 0, code);
 	srpt_send_rsp(cmd);
@@ -535,7 +533,6 @@ static void srpt_send_cmd_rsp(struct srpt_cmd *cmd, bool with_data)
 			do_resid = se->residual_count;
 		}
 	}
-	srpt_repost_iu(cmd, true);
 	cmd->rsp_len = srpt_build_rsp(cmd->rsp_buf, ch->max_rsp_size, cmd->tag,
 				      0, se->scsi_status, se->sense_buffer,
 				      se->scsi_sense_length, flags, do_resid,

@@ -119,30 +119,55 @@ static int srpt_ib_post_send(struct ib_qp *qp, struct ib_send_wr *wr,
 	return -ENOMEM;
 }
 
+/* Post receive buffer @iu (synced for the device) to the QP of @ch. */
+static int srpt_ib_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
+{
+	struct ib_sge sge = {
+		.addr = iu->dma,
+		.length = ch->layout.size,
+		.lkey = ch->sport->sdev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &iu->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(ch->qp, &wr, NULL);
+}
+
 /*
- * Post @wr unless the channel drains; a real posting error is fatal. If
- * @cmd's chain went in part (the WRs before the failing one may still move
- * data), @cmd goes to ch->post_failed, for srpt_ch_drain() to fail once
- * they are flushed: return -EINPROGRESS then.
+ * Post @wr unless the channel drains; a real posting error is fatal. The
+ * request buffer @recv of the response @wr carries, if not NULL, goes to
+ * the receive queue first, in the same critical section (it is the
+ * channel's own: one of an SRQ is posted there). If @cmd's chain went in
+ * part (the WRs before the failing one may still move data), @cmd goes to
+ * ch->post_failed, for srpt_ch_drain() to fail once they are flushed:
+ * return -EINPROGRESS then.
  */
 static int srpt_post_send(struct srpt_rdma_ch *ch, struct ib_send_wr *wr,
-			  struct srpt_cmd *cmd)
+			  struct srpt_cmd *cmd, struct srpt_recv_iu *recv)
 {
 	const struct ib_send_wr *bad_wr = NULL;
+	const char *what = "ib_post_send";
 	int ret = -ESHUTDOWN;
 	bool part = false;
 
 	spin_lock_bh(&ch->post_lock);
 	if (READ_ONCE(ch->state) < SRPT_CH_DRAINING) {
-		ret = srpt_ib_post_send(ch->qp, wr, &bad_wr);
+		ret = recv ? srpt_ib_post_recv(ch, recv) : 0;
+		if (ret)
+			what = "ib_post_recv";
+		else
+			ret = srpt_ib_post_send(ch->qp, wr, &bad_wr);
 		part = ret && cmd && bad_wr && bad_wr != wr;
 		if (part)
 			list_add_tail(&cmd->entry, &ch->post_failed);
 	}
 	spin_unlock_bh(&ch->post_lock);
 	if (ret && ret != -ESHUTDOWN) {
-		pr_warn_ratelimited("%s: ib_post_send failed: %d%s\n",
-				    ch->sess_name, ret,
+		pr_warn_ratelimited("%s: %s failed: %d%s\n",
+				    ch->sess_name, what, ret,
 				    part ? " (chain posted in part)" : "");
 		srpt_close_ch(ch);
 		if (part)
@@ -161,16 +186,6 @@ static int srpt_post_send(struct srpt_rdma_ch *ch, struct ib_send_wr *wr,
  */
 int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 {
-	struct ib_sge sge = {
-		.addr = iu->dma,
-		.length = ch->layout.size,
-		.lkey = ch->sport->sdev->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &iu->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
 	int ret = -ESHUTDOWN;
 
 	if (iu->srq) {
@@ -184,7 +199,7 @@ int srpt_post_recv(struct srpt_rdma_ch *ch, struct srpt_recv_iu *iu)
 				      ch->layout.size, DMA_FROM_DEVICE);
 	spin_lock_bh(&ch->post_lock);
 	if (READ_ONCE(ch->state) < SRPT_CH_DRAINING)
-		ret = ib_post_recv(ch->qp, &wr, NULL);
+		ret = srpt_ib_post_recv(ch, iu);
 	spin_unlock_bh(&ch->post_lock);
 	if (ret && ret != -ESHUTDOWN) {
 		pr_warn_ratelimited("%s: ib_post_recv failed: %d\n",
@@ -406,13 +421,26 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 	u32 port = ch->sport->port_num;
 	struct ib_send_wr send_wr = {}, *first = NULL;
 	struct ib_cqe *cqe = &cmd->read_cqe;
+	struct srpt_recv_iu *recv = NULL;
 	struct ib_sge sge;
 	u32 credits;
 	int i;
 
 	if (cmd->state == SRPT_CMD_RSP) {
+		/*
+		 * The request's buffer goes back with the response, its credit
+		 * on it (srpt_post_send()); an SRQ's now. Lost if the channel
+		 * drains: its buffers go with it.
+		 */
+		if (cmd->iu && cmd->iu->srq)
+			srpt_repost_iu(cmd, true);
+		swap(recv, cmd->iu);
+		if (recv)
+			ib_dma_sync_single_for_device(srpt_ch_dev(ch), recv->dma,
+						      ch->layout.size,
+						      DMA_FROM_DEVICE);
 		/* Every credit given back so far rides on this response. */
-		credits = atomic_xchg(&ch->req_lim_delta, 0);
+		credits = atomic_xchg(&ch->req_lim_delta, 0) + !!recv;
 		if (srpt_iu_set_req_lim_delta(cmd->rsp_buf, credits))
 			atomic_add(credits, &ch->req_lim);
 		else
@@ -429,19 +457,24 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 					      cmd->rsp_len, DMA_TO_DEVICE);
 		first = &send_wr;
 		if (!cmd->rsp_with_data)
-			return srpt_post_send(ch, first, cmd);
+			return srpt_post_send(ch, first, cmd, recv);
 	}
 	if (cmd->state == SRPT_CMD_TABLE)
 		cqe = &cmd->table_cqe;
 	for (i = cmd->n_active - 1; i >= 0; i--)
 		first = rdma_rw_ctx_wrs(&cmd->rw[i].rw, ch->qp, port,
 					first ? NULL : cqe, first);
-	return srpt_post_send(ch, first, cmd);
+	return srpt_post_send(ch, first, cmd, recv);
 }
 
-/* The response of @cmd was sent, or will never be: finish the command. */
+/*
+ * The response of @cmd was sent, or will never be: finish the command. A
+ * request buffer it still has (its response was not posted) goes back now:
+ * one of an SRQ must.
+ */
 static void srpt_cmd_done(struct srpt_cmd *cmd)
 {
+	srpt_repost_iu(cmd, false);
 	if (cmd->logout)
 		complete(&cmd->ch->logout_sent);
 	srpt_rw_put(cmd);
@@ -768,7 +801,9 @@ int srpt_add_cmds(struct srpt_rdma_ch *ch, u32 n)
 /**
  * srpt_send_rsp() - send the response built in cmd->rsp_buf
  * @cmd: command, after its data-in (RDMA WRITEs) if cmd->rsp_with_data;
- *	it ends once the response was sent or failed
+ *	it ends once the response was sent or failed. Its request buffer, if
+ *	it still has one, is posted again with the response, which returns
+ *	the credit the request used
  */
 void srpt_send_rsp(struct srpt_cmd *cmd)
 {
