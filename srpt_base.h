@@ -491,7 +491,7 @@ typedef void (*srpt_table_done_fn)(struct srpt_cmd *cmd, int err);
  * struct srpt_cmd - a request being handled, from a pool per channel
  * @se_cmd: LIO command (valid if @lio)
  * @ch: channel
- * @iu: receive buffer holding the request, NULL once reposted
+ * @iu: receive buffer holding the request, NULL once given back (or to the response's post)
  * @rsp_cqe: completion of the response SEND
  * @read_cqe: completion of the RDMA READs
  * @table_cqe: completion of the RDMA READ of an indirect table

@@ -19,7 +19,8 @@
 #include "srpt_stats.h"
 #include "srpt_trace.h"
 
-static void srpt_sq_kick(struct srpt_rdma_ch *ch, struct srpt_cmd *add);
+static void srpt_sq_kick(struct srpt_rdma_ch *ch, struct srpt_cmd *add,
+			 enum srpt_cmd_state state);
 
 /**
  * srpt_wc_failed() - a work request of a channel failed
@@ -360,7 +361,7 @@ static void srpt_rw_put(struct srpt_cmd *cmd)
 {
 	if (cmd->rw_ready)
 		srpt_rw_destroy(cmd);
-	srpt_sq_kick(cmd->ch, NULL);
+	srpt_sq_kick(cmd->ch, NULL, SRPT_CMD_FREE);
 }
 
 static bool srpt_pending_reads(struct srpt_cmd *cmd)
@@ -380,9 +381,14 @@ static struct list_head *srpt_wait_list(struct srpt_cmd *cmd)
 	       &cmd->ch->sq_wait : &cmd->ch->rsp_wait;
 }
 
-static void srpt_start(struct srpt_cmd *cmd)
+/*
+ * @cmd enters @state (what it waits for) and the send queue: in one
+ * critical section, as srpt_ch_wait_answered() takes a response due for
+ * queued (a TMF's response must not pass that of a task it dealt with).
+ */
+static void srpt_start(struct srpt_cmd *cmd, enum srpt_cmd_state state)
 {
-	srpt_sq_kick(cmd->ch, cmd);
+	srpt_sq_kick(cmd->ch, cmd, state);
 }
 
 /*
@@ -429,11 +435,9 @@ static int srpt_post_pending(struct srpt_cmd *cmd)
 	if (cmd->state == SRPT_CMD_RSP) {
 		/*
 		 * The request's buffer goes back with the response, its credit
-		 * on it (srpt_post_send()); an SRQ's now. Lost if the channel
-		 * drains: its buffers go with it.
+		 * on it (srpt_post_send()); not if the channel drains: its
+		 * buffers go with it. An SRQ's went back in srpt_send_rsp().
 		 */
-		if (cmd->iu && cmd->iu->srq)
-			srpt_repost_iu(cmd, true);
 		swap(recv, cmd->iu);
 		if (recv)
 			ib_dma_sync_single_for_device(srpt_ch_dev(ch), recv->dma,
@@ -543,8 +547,7 @@ int srpt_fetch_table(struct srpt_cmd *cmd, const struct srpt_cmd_desc *where,
 	cmd->n_rw = 1;
 	cmd->data_out = true;		/* the direction of an RDMA READ */
 	cmd->table_done = done;
-	srpt_cmd_set_state(cmd, SRPT_CMD_TABLE);
-	srpt_start(cmd);
+	srpt_start(cmd, SRPT_CMD_TABLE);
 	return 0;
 }
 
@@ -590,7 +593,7 @@ static void srpt_pending_failed(struct srpt_cmd *cmd, int err)
 	if (!was_error)
 		srpt_ch_count(ch, SRPT_STAT_ERRORS, 1);
 	trace_srpt_send_rsp(ch, cmd->tag, cmd->rsp_buf, cmd->rsp_len, false);
-	srpt_start(cmd);
+	srpt_start(cmd, SRPT_CMD_RSP);
 }
 
 /*
@@ -637,14 +640,15 @@ static int srpt_try_start(struct srpt_cmd *cmd)
 }
 
 /*
- * Queue @add (if not NULL) and start the waiting commands in order
+ * Queue @add (if not NULL) in @state and start the waiting commands in order
  * (ch->rsp_wait, then ch->sq_wait) while the send queue and the MR pool
  * have room. One context at a time: others adding commands or giving
  * resources back ask it to look again, so failures that finish commands
  * (and queue their responses) while the channel drains loop here instead
  * of recursing.
  */
-static void srpt_sq_kick(struct srpt_rdma_ch *ch, struct srpt_cmd *add)
+static void srpt_sq_kick(struct srpt_rdma_ch *ch, struct srpt_cmd *add,
+			 enum srpt_cmd_state state)
 {
 	struct srpt_cmd *cmd;
 	unsigned long flags;
@@ -652,6 +656,8 @@ static void srpt_sq_kick(struct srpt_rdma_ch *ch, struct srpt_cmd *add)
 
 	spin_lock_irqsave(&ch->lock, flags);
 	if (add) {
+		if (add->state != state)
+			srpt_cmd_set_state(add, state);
 		add->sq_waited = false;
 		list_add_tail(&add->entry, srpt_wait_list(add));
 	}
@@ -816,8 +822,9 @@ void srpt_send_rsp(struct srpt_cmd *cmd)
 		srpt_ch_count(cmd->ch, SRPT_STAT_ERRORS, 1);
 	else if (outcome == SRPT_RSP_ABORTED)
 		srpt_ch_count(cmd->ch, SRPT_STAT_ABORTS, 1);
-	srpt_cmd_set_state(cmd, SRPT_CMD_RSP);
-	srpt_start(cmd);
+	if (cmd->iu && cmd->iu->srq)
+		srpt_repost_iu(cmd, true);	/* others' too: now */
+	srpt_start(cmd, SRPT_CMD_RSP);
 }
 
 /**
@@ -827,8 +834,7 @@ void srpt_send_rsp(struct srpt_cmd *cmd)
  */
 void srpt_start_read(struct srpt_cmd *cmd)
 {
-	srpt_cmd_set_state(cmd, SRPT_CMD_DATA_OUT);
-	srpt_start(cmd);
+	srpt_start(cmd, SRPT_CMD_DATA_OUT);
 }
 
 /* How long a release waits for its SRP_T_LOGOUT's HCA ack, then drains. */
@@ -934,5 +940,5 @@ void srpt_ch_drain(struct srpt_rdma_ch *ch)
 		list_del_init(&iu->entry);
 		srpt_drop_iu(iu);
 	}
-	srpt_sq_kick(ch, NULL);
+	srpt_sq_kick(ch, NULL, SRPT_CMD_FREE);
 }
