@@ -65,6 +65,8 @@
  */
 #define SRPT_CACHED_DATA	SZ_64K
 #define SRPT_CACHED_PAGES	DIV_ROUND_UP(SRPT_CACHED_DATA, PAGE_SIZE)
+/* The most the commands of one channel keep so (more: allocated per command, as larger buffers). */
+#define SRPT_CACHED_CH_BYTES	SZ_8M
 
 /**
  * struct srpt_cmd_pages - data pages a command keeps (allocated at its first such buffer)
@@ -652,6 +654,7 @@ struct srpt_task {
  * @sq_wr_avail: free send queue slots
  * @sq_wr_total: send queue slots in all
  * @rw_active: RDMA contexts initialised (holding MRs, on iWARP)
+ * @data_cache: bytes of the data pages its commands keep (srpt_cmd_pages())
  * @req_lim_delta: credits to return with the next response
  * @req_lim: credits the initiator holds: granted and returned, less requests received
  * @stats: SRPT_STAT_* counters (srpt_ch_count())
@@ -718,6 +721,7 @@ struct srpt_rdma_ch {
 	atomic_t			sq_wr_avail;
 	u32				sq_wr_total;
 	atomic_t			rw_active;
+	atomic_long_t			data_cache;
 	atomic_t			req_lim_delta;
 	atomic_t			req_lim;
 	atomic64_t			stats[SRPT_STAT_NR];

@@ -180,23 +180,33 @@ int srpt_alloc_recv_bufs(struct srpt_rdma_ch *ch)
  * @n: pages the buffer needs, at most SRPT_CACHED_PAGES
  *
  * Allocates cmd->pages at the first call, and those of its first @n pages
- * it lacks. They stay with @cmd, counted in SRPT_RES_DATA_CACHE_BYTES,
- * until its pool is freed. Context: may sleep.
+ * it lacks. They stay with @cmd, counted in SRPT_RES_DATA_CACHE_BYTES and
+ * the channel's data_cache, until its pool is freed; not beyond
+ * SRPT_CACHED_CH_BYTES per channel (two commands topping up at once, a
+ * dispatch and a fetched indirect table, may pass it by a buffer).
+ * Context: may sleep.
  *
- * Return: 0 or -ENOMEM (what was allocated stays).
+ * Return: 0, -ENOSPC (the channel keeps its most) or -ENOMEM (what was
+ * allocated stays).
  */
 int srpt_cmd_pages(struct srpt_cmd *cmd, u32 n)
 {
+	struct srpt_rdma_ch *ch = cmd->ch;
 	struct srpt_cmd_pages *p = cmd->pages;
 	struct page *page;
+	size_t more;
 
 	if (WARN_ON_ONCE(n > SRPT_CACHED_PAGES))
 		return -EINVAL;
+	more = p ? (n > p->n ? n - p->n : 0) * PAGE_SIZE : n * PAGE_SIZE + sizeof(*p);
+	if (more && atomic_long_read(&ch->data_cache) + more > SRPT_CACHED_CH_BYTES)
+		return -ENOSPC;
 	if (!p) {
 		p = kzalloc(sizeof(*p), GFP_KERNEL);
 		if (!p)
 			return -ENOMEM;
 		srpt_res_add(SRPT_RES_DATA_CACHE_BYTES, sizeof(*p));
+		atomic_long_add(sizeof(*p), &ch->data_cache);
 		cmd->pages = p;
 	}
 	while (p->n < n) {
@@ -205,18 +215,21 @@ int srpt_cmd_pages(struct srpt_cmd *cmd, u32 n)
 			return -ENOMEM;
 		p->page[p->n++] = page;
 		srpt_res_add(SRPT_RES_DATA_CACHE_BYTES, PAGE_SIZE);
+		atomic_long_add(PAGE_SIZE, &ch->data_cache);
 	}
 	return 0;
 }
 
-static void srpt_free_cmd_pages(struct srpt_cmd *cmd)
+static void srpt_free_cmd_pages(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 {
 	struct srpt_cmd_pages *p = cmd->pages;
+	long bytes;
 
 	if (!p)
 		return;
-	srpt_res_add(SRPT_RES_DATA_CACHE_BYTES,
-		     -(long)(p->n * PAGE_SIZE + sizeof(*p)));
+	bytes = p->n * PAGE_SIZE + sizeof(*p);
+	srpt_res_add(SRPT_RES_DATA_CACHE_BYTES, -bytes);
+	atomic_long_sub(bytes, &ch->data_cache);
 	while (p->n)
 		__free_page(p->page[--p->n]);
 	kfree(p);
@@ -233,7 +246,7 @@ static void srpt_free_cmds(struct srpt_rdma_ch *ch,
 		srpt_free_dma_buf(srpt_ch_dev(ch), chunk->cmds[i].rsp_buf,
 				  chunk->cmds[i].rsp_dma, ch->max_rsp_size,
 				  DMA_TO_DEVICE);
-		srpt_free_cmd_pages(&chunk->cmds[i]);
+		srpt_free_cmd_pages(ch, &chunk->cmds[i]);
 	}
 	srpt_res_add(SRPT_RES_CMD_SLOTS, -(long)chunk->n);
 	srpt_res_add(SRPT_RES_CMD_BYTES,

@@ -138,8 +138,11 @@ static int srpt_alloc_buf(struct srpt_cmd *cmd, u32 len)
 	struct srpt_rw *prev = NULL;
 	int ret;
 
-	if (len && len <= min_t(u32, size, SRPT_CACHED_DATA))
-		return srpt_cached_buf(cmd, len);
+	if (len && len <= min_t(u32, size, SRPT_CACHED_DATA)) {
+		ret = srpt_cached_buf(cmd, len);
+		if (ret != -ENOSPC)
+			return ret;
+	}
 	for (off = 0; off < len; off += size, j++) {
 		struct srpt_rw *rw = &cmd->rw[j];
 
