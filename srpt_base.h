@@ -79,6 +79,7 @@ struct srpt_cmd_pages {
 	struct page		*page[SRPT_CACHED_PAGES];
 	struct scatterlist	sg[SRPT_CACHED_PAGES];
 };
+
 /*
  * Minimum RNR NAK timer of every channel's QP (both CMs; 0 is 655.36 ms): how long an initiator
  * waits to resend a message that found no receive buffer (an SRQ may have fewer than credits).
