@@ -144,7 +144,11 @@ if [ "$STOCK" != 1 ]; then
 		why=$(ko_stale "$ko")
 		if [ -n "$why" ]; then
 			echo "vm.sh: not the tree's module: $why" >&2
-			echo "vm.sh: build it with make modules-$KVER (tests/run.sh does)" >&2
+			if [ "$KVER" = debug ]; then
+				echo "vm.sh: build it with make modules-debug (make check-debug does; tests/run.sh --debug does not)" >&2
+			else
+				echo "vm.sh: build it with make modules-$KVER (tests/run.sh does)" >&2
+			fi
 			exit 2
 		fi
 	fi
