@@ -195,6 +195,7 @@ int srpt_cmd_pages(struct srpt_cmd *cmd, u32 n)
 	struct srpt_cmd_pages *p = cmd->pages;
 	struct page *page;
 	size_t more;
+	u32 i;
 
 	if (WARN_ON_ONCE(n > SRPT_CACHED_PAGES))
 		return -EINVAL;
@@ -208,6 +209,20 @@ int srpt_cmd_pages(struct srpt_cmd *cmd, u32 n)
 		srpt_res_add(SRPT_RES_DATA_CACHE_BYTES, sizeof(*p));
 		atomic_long_add(sizeof(*p), &ch->data_cache);
 		cmd->pages = p;
+	}
+	for (i = 0; i < p->n && i < n; i++) {
+		/*
+		 * Still referenced elsewhere: siw (zero-copy transmit) completes
+		 * an RDMA WRITE once TCP holds the pages, not once they are sent.
+		 * Ours go to the page's last holder; the command takes a new one.
+		 */
+		if (page_ref_count(p->page[i]) == 1)
+			continue;
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			return -ENOMEM;
+		put_page(p->page[i]);
+		p->page[i] = page;
 	}
 	while (p->n < n) {
 		page = alloc_page(GFP_KERNEL);
@@ -231,7 +246,7 @@ static void srpt_free_cmd_pages(struct srpt_rdma_ch *ch, struct srpt_cmd *cmd)
 	srpt_res_add(SRPT_RES_DATA_CACHE_BYTES, -bytes);
 	atomic_long_sub(bytes, &ch->data_cache);
 	while (p->n)
-		__free_page(p->page[--p->n]);
+		put_page(p->page[--p->n]);
 	kfree(p);
 	cmd->pages = NULL;
 }
